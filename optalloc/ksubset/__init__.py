@@ -1,0 +1,50 @@
+"""The k-subset min-sum-L1 problem.
+
+Given n points of R^d (the free processors of a mesh) and an integer k,
+choose k of them minimising W, the sum of pairwise L1 distances (the
+average number of hops between the processors of a job, times C(k, 2)).
+
+Methods (``solve(points, k, method=NAME)``):
+
+============  ============================================  ==================
+name          algorithm                                     guarantee
+============  ============================================  ==================
+``mm``        Manhattan Median: k nearest around every      7/4 (2D),
+              point of the coordinate grid                  2 - 1/(2d)
+``gen-alg``   k nearest around every input point            2 - 2/k
+``mc1x1``     shells by L-inf distance, optional            7/2 (2D),
+              tie-breaking; MC with a requested shape       d (2 - 1/(2d))
+``mm-inc``    MM then improving swaps                       as MM
+``line``      sliding window, 1D and ring                   exact
+``k3``        k = 3 via nearest neighbours                  exact
+``brute``     enumeration of all subsets                    exact
+============  ============================================  ==================
+
+``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
+bounds.
+"""
+
+from ._bounds import axis_bound, lower_bound, neighbour_bound
+from ._common import weight
+from ._line import line
+from ._mc import mc1x1
+from ._median import gen_alg, mm, mm_inc
+from ._small import brute, k3
+from ._solve import METHODS, method_options, solve
+
+__all__ = [
+    "weight",
+    "solve",
+    "METHODS",
+    "method_options",
+    "mm",
+    "gen_alg",
+    "mc1x1",
+    "mm_inc",
+    "line",
+    "k3",
+    "brute",
+    "lower_bound",
+    "neighbour_bound",
+    "axis_bound",
+]
