@@ -21,11 +21,12 @@ name          algorithm                                     guarantee
 ============  ============================================  ==================
 
 ``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
-bounds.
+bounds; ``gap`` certifies how far a given allocation is from optimal.
 """
 
 from ._bounds import axis_bound, lower_bound, neighbour_bound
 from ._common import weight
+from ._gap import GapReport, gap
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
@@ -47,4 +48,6 @@ __all__ = [
     "lower_bound",
     "neighbour_bound",
     "axis_bound",
+    "gap",
+    "GapReport",
 ]

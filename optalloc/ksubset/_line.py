@@ -143,7 +143,7 @@ def line(points, k, *, ring_length=None):
     >>> r = line([0, 10, 11, 13, 30], 3)
     >>> r.indices.tolist(), r.objective
     ([1, 2, 3], 6.0)
-    >>> line([0, 1, 2, 9], 3, ring_length=10).indices.tolist()
+    >>> line([0, 1, 3, 9], 3, ring_length=10).indices.tolist()
     [0, 1, 3]
     """
     start = time.perf_counter()

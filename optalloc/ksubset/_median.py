@@ -14,6 +14,7 @@ from ._common import (
     make_result,
     validate_k,
     validate_points,
+    validate_positive,
     weights_of_sets,
 )
 
@@ -235,16 +236,15 @@ def mm_inc(points, k, *, max_swaps=None):
     Examples
     --------
     >>> from optalloc.ksubset import mm_inc
-    >>> r = mm_inc([[0, 0], [0, 1], [1, 0], [1, 1], [9, 9]], 4)
-    >>> r.objective, r.status
-    (8.0, 'feasible')
+    >>> pts = [[5, 5], [2, 0], [4, 2], [2, 0], [0, 2], [0, 4], [0, 4], [3, 3]]
+    >>> r = mm_inc(pts, 6)
+    >>> r.extra["mm_objective"], r.objective, r.extra["swaps"]
+    (58.0, 56.0, 1)
     """
     start = time.perf_counter()
     pts = validate_points(points)
     k = validate_k(k, len(pts))
     if max_swaps is not None:
-        from ._common import validate_positive
-
         max_swaps = validate_positive(max_swaps, "max_swaps", integer=True)
     base = mm(pts, k)
     chosen, swaps = swap_descent(pts, base.indices, max_swaps=max_swaps)

@@ -62,7 +62,7 @@ def k3(points, k=3):
     >>> from optalloc.ksubset import k3
     >>> r = k3([[0, 0], [4, 4], [0, 2], [1, 1], [9, 0]])
     >>> r.indices.tolist(), r.objective
-    ([0, 2, 3], 8.0)
+    ([0, 2, 3], 6.0)
     """
     start = time.perf_counter()
     pts = validate_points(points)

@@ -1,0 +1,113 @@
+"""Performance figures, each as a ratio against a baseline run in the same process.
+
+``optalloc bench`` prints them.  Absolute times depend on the machine; the
+ratios (and the check that both sides agree) are what the docs quote.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ksubset import brute, gen_alg, k3, line, mc1x1, mm, mm_inc, weight
+from .ksubset._reference import (
+    gen_alg_reference,
+    line_reference,
+    mc1x1_reference,
+    mm_reference,
+    weight_reference,
+)
+
+
+@dataclass
+class BenchRow:
+    case: str
+    instance: str
+    seconds: float
+    baseline: str
+    baseline_seconds: float
+    agree: bool
+
+    @property
+    def ratio(self) -> float:
+        return self.baseline_seconds / self.seconds if self.seconds > 0 else math.inf
+
+    def to_dict(self) -> dict:
+        return {**self.__dict__, "ratio": self.ratio}
+
+
+def _time(func, repeat: int) -> tuple[float, object]:
+    best, out = math.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = func()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def half_free_mesh(width: int, height: int, seed: int = 0) -> np.ndarray:
+    """Free cells of a width x height mesh with half the nodes busy at random."""
+    rng = np.random.default_rng(seed)
+    cells = np.array([(x, y) for y in range(height) for x in range(width)])
+    keep = np.sort(rng.choice(len(cells), len(cells) // 2, replace=False))
+    return cells[keep]
+
+
+def run(*, quick: bool = False, repeat: int = 5, progress=None) -> list[BenchRow]:
+    """Run every benchmark case; ``quick`` shrinks the instances (for tests)."""
+    side, k = (12, 16) if quick else (32, 64)
+    pts = half_free_mesh(side, side)
+    inst = f"{side}x{side} mesh, {len(pts)} free, k={k}"
+    rows: list[BenchRow] = []
+
+    def case(name, instance, fast, base_name, base, same):
+        if progress:
+            progress(name)
+        t_fast, out_fast = _time(fast, repeat)
+        t_base, out_base = _time(base, 1)
+        rows.append(BenchRow(name, instance, t_fast, base_name, t_base, bool(same(out_fast, out_base))))
+
+    case("mm", inst, lambda: mm(pts, k), "plain-Python MM", lambda: mm_reference(pts, k),
+         lambda a, b: a.indices.tolist() == b[0])
+    case("gen-alg", inst, lambda: gen_alg(pts, k), "plain-Python Gen-Alg", lambda: gen_alg_reference(pts, k),
+         lambda a, b: a.indices.tolist() == b[0])
+    case("mc1x1", inst, lambda: mc1x1(pts, k, shape=(side, side)), "plain-Python MC1x1",
+         lambda: mc1x1_reference(pts, k), lambda a, b: a.indices.tolist() == b[0])
+    case("mc1x1 tie_break=default", inst, lambda: mc1x1(pts, k, shape=(side, side), tie_break="default"),
+         "mc1x1 without tie-breaking", lambda: mc1x1(pts, k, shape=(side, side)),
+         lambda a, b: a.extra["score"] == b.extra["score"])
+    case("mm-inc", inst, lambda: mm_inc(pts, k), "mm (its first phase)", lambda: mm(pts, k),
+         lambda a, b: a.objective <= b.objective)
+
+    rng = np.random.default_rng(1)
+    kw = 300 if quick else 1500
+    cloud = rng.integers(0, 1000, size=(kw, 3))
+    case("weight", f"{kw} points in 3-D", lambda: weight(cloud), "O(k^2) double loop",
+         lambda: weight_reference(cloud), lambda a, b: a == b)
+
+    nl, kl = (2000, 50) if quick else (20000, 200)
+    q = np.sort(rng.integers(0, 10 * nl, size=nl))
+    case("line", f"n={nl}, k={kl}", lambda: line(q, kl), "windows in O(k) each",
+         lambda: line_reference(q, kl), lambda a, b: a.objective == b)
+
+    n3 = 60 if quick else 200
+    plane = rng.integers(0, 40, size=(n3, 2))
+    case("k3", f"{n3} points in a 40x40 square", lambda: k3(plane), "brute force",
+         lambda: brute(plane, 3, limit=10**7), lambda a, b: a.objective == b.objective)
+    return rows
+
+
+def format_table(rows: list[BenchRow]) -> str:
+    head = ("case", "instance", "time", "baseline", "baseline time", "speed-up", "agree")
+    body = [
+        (r.case, r.instance, f"{r.seconds * 1e3:.2f} ms", r.baseline, f"{r.baseline_seconds * 1e3:.1f} ms",
+         f"{r.ratio:.1f}x", "yes" if r.agree else "NO")
+        for r in rows
+    ]
+    widths = [max(len(str(x[i])) for x in [head, *body]) for i in range(len(head))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,166 @@
+"""Certified quality of a given allocation."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._result import Result
+from ._bounds import axis_bound, neighbour_bound
+from ._common import is_integral, validate_points, weights_of_sets
+from ._line import line
+from ._median import gen_alg, mm_inc
+from ._small import brute, k3
+
+#: Instances with at most this many subsets are solved by enumeration.
+GAP_BRUTE_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class GapReport:
+    """How far an allocation is from optimal, with a certificate.
+
+    Attributes
+    ----------
+    objective : float
+        W of the given allocation.
+    average : float
+        W / C(k, 2) of the given allocation.
+    lower : float
+        Proven lower bound on the optimum.
+    upper : float
+        Best W known (a feasible set: the given one or a solver's).
+    optimal : bool
+        True when ``lower == upper``, i.e. the optimum is known.
+    ratio_max : float
+        Certified: the allocation is at most this factor from optimal
+        (``objective / lower``; inf when lower is 0 and objective > 0).
+    ratio_min : float
+        The allocation is at least this factor from optimal
+        (``objective / upper``).
+    reference : Result
+        The best solver result (its set reaches ``upper`` unless the given
+        allocation is better).
+    bounds : dict
+        Every lower bound computed, by name.
+    """
+
+    k: int
+    objective: float
+    average: float
+    lower: float
+    upper: float
+    optimal: bool
+    ratio_max: float
+    ratio_min: float
+    reference: Result
+    bounds: dict = field(default_factory=dict)
+    wall_time: float = 0.0
+
+    def to_dict(self) -> dict:
+        out = {name: getattr(self, name) for name in
+               ("k", "objective", "average", "lower", "upper", "optimal", "ratio_max", "ratio_min", "wall_time")}
+        if not math.isfinite(out["ratio_max"]):
+            out["ratio_max"] = None
+        out["bounds"] = dict(self.bounds)
+        out["reference"] = self.reference.to_dict()
+        return out
+
+
+def _ratio(num: float, den: float) -> float:
+    if den > 0:
+        return num / den
+    return 1.0 if num <= 0 else math.inf
+
+
+def gap(points, chosen, *, brute_limit=GAP_BRUTE_LIMIT):
+    """Evaluate an allocation against the best bounds available.
+
+    Small instances (at most ``brute_limit`` subsets), k = 3 in any
+    dimension and one-dimensional instances are solved exactly.  Otherwise
+    the upper side is the best of MM+Inc, Gen-Alg and the given set, and the
+    lower side the largest of: the neighbour bound (which dominates
+    k/2 times the shortest star), the per-axis one-dimensional bound, and
+    each heuristic's W divided by its worst-case guarantee.
+
+    Parameters
+    ----------
+    points : array_like, shape (n, d)
+        Free processors.
+    chosen : array_like of int
+        Indices (rows of ``points``) of the allocation, distinct.
+    brute_limit : int, optional
+        Enumerate when C(n, k) is at most this.
+
+    Returns
+    -------
+    GapReport
+
+    Examples
+    --------
+    >>> from optalloc.ksubset import gap
+    >>> pts = [[0, 0], [1, 0], [2, 0], [0, 1], [5, 5]]
+    >>> rep = gap(pts, [0, 1, 4])
+    >>> rep.objective, rep.upper, rep.optimal, round(rep.ratio_max, 3)
+    (20.0, 4.0, True, 5.0)
+    """
+    start = time.perf_counter()
+    pts = validate_points(points)
+    n, d = pts.shape
+    try:
+        idx = np.asarray(chosen).astype(np.int64, casting="safe")
+    except TypeError:
+        raise ValueError("`chosen` must be integer row indices into `points`") from None
+    idx = idx.ravel()
+    if len(idx) == 0:
+        raise ValueError("`chosen` is empty")
+    if idx.min() < 0 or idx.max() >= n:
+        raise ValueError(f"`chosen` holds an index outside 0..{n - 1}")
+    if len(np.unique(idx)) != len(idx):
+        raise ValueError("`chosen` repeats a point")
+    k = len(idx)
+    objective = float(weights_of_sets(pts, idx[None])[0])
+    bounds: dict[str, float] = {}
+    if math.comb(n, k) <= brute_limit:
+        ref = brute(pts, k)
+    elif k == 3:
+        ref = k3(pts)
+    elif d == 1:
+        ref = line(pts, k)
+    else:
+        ref = None
+    if ref is not None:
+        lower = upper = ref.objective
+        bounds["exact"] = ref.objective
+    else:
+        candidates = [mm_inc(pts, k), gen_alg(pts, k)]
+        for r in candidates:
+            bounds[f"{r.method}/guarantee"] = r.objective / r.guarantee
+        bounds["neighbour"] = neighbour_bound(pts, k)
+        bounds["axis"] = axis_bound(pts, k)
+        ref = min(candidates, key=lambda r: r.objective)
+        lower = max(bounds.values())
+        if is_integral(pts):
+            lower = math.ceil(lower - 1e-9 * max(1.0, lower))
+        upper = min(ref.objective, objective)
+        lower = min(lower, upper)
+    pairs = k * (k - 1) / 2
+    return GapReport(
+        k=k,
+        objective=objective,
+        average=objective / pairs if pairs else 0.0,
+        lower=float(lower),
+        upper=float(upper),
+        optimal=bool(lower >= upper),
+        ratio_max=_ratio(objective, lower),
+        ratio_min=_ratio(objective, upper),
+        reference=ref,
+        bounds=bounds,
+        wall_time=time.perf_counter() - start,
+    )
+
+
+__all__ = ["gap", "GapReport", "GAP_BRUTE_LIMIT"]
