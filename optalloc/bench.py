@@ -101,7 +101,7 @@ def run(*, quick: bool = False, repeat: int = 5, progress=None) -> list[BenchRow
 
 
 def format_table(rows: list[BenchRow]) -> str:
-    head = ("case", "instance", "time", "baseline", "baseline time", "speed-up", "agree")
+    head = ("case", "instance", "time", "baseline", "baseline time", "baseline/ours", "agree")
     body = [
         (r.case, r.instance, f"{r.seconds * 1e3:.2f} ms", r.baseline, f"{r.baseline_seconds * 1e3:.1f} ms",
          f"{r.ratio:.1f}x", "yes" if r.agree else "NO")

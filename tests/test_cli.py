@@ -1,0 +1,155 @@
+"""The optalloc command line: output, exit codes, one-line errors."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from optalloc.cli import main
+from optalloc.ksubset import brute, weight
+from optalloc.machine import read_mesh, read_points
+
+ROOT = Path(__file__).resolve().parents[1]
+MESH = ROOT / "instances" / "mesh16x16.txt"
+PLANE = ROOT / "instances" / "points-plane.txt"
+CHOSEN = ROOT / "instances" / "chosen-plane.txt"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("method", ["mm", "gen-alg", "mm-inc", "mc1x1"])
+def test_solve_mesh_json(capsys, method):
+    code, out, err = run(capsys, "solve", "--mesh", MESH, "--k", 8, "--method", method, "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    expected = {"indices", "points", "objective", "average", "bound", "gap", "guarantee", "status",
+                "method", "message", "wall_time", "extra"}
+    assert expected <= set(res)
+    free = read_mesh(MESH).free_points()
+    chosen = np.array(res["points"])
+    np.testing.assert_array_equal(free[res["indices"]], chosen)
+    assert res["objective"] == weight(chosen)
+    assert math.isclose(res["average"], res["objective"] / 28)
+    assert res["method"] == method
+    assert res["bound"] <= res["objective"]
+
+
+def test_solve_human_output(capsys):
+    code, out, _ = run(capsys, "solve", "--points", PLANE, "--k", 3, "--method", "k3")
+    assert code == 0
+    status = [line.split() for line in out.splitlines() if line.startswith("status")]
+    assert status == [["status", "optimal"]]
+    assert out.count("\n  ") == 3  # three chosen points listed
+
+
+def test_solve_matches_brute(capsys):
+    code, out, _ = run(capsys, "solve", "--points", PLANE, "--k", 5, "--method", "brute", "--json")
+    assert code == 0
+    assert json.loads(out)["objective"] == brute(read_points(PLANE), 5).objective
+
+
+def test_solve_out_file_not_overwritten(capsys, tmp_path):
+    target = tmp_path / "alloc.txt"
+    code, _, _ = run(capsys, "solve", "--points", PLANE, "--k", 4, "--out", target)
+    assert code == 0
+    first = target.read_text()
+    assert len(read_points(target)) == 4
+    code, _, err = run(capsys, "solve", "--points", PLANE, "--k", 5, "--out", target)
+    assert code == 2 and "exists" in err and "--force" in err
+    assert target.read_text() == first
+    code, _, _ = run(capsys, "solve", "--points", PLANE, "--k", 5, "--out", target, "--force")
+    assert code == 0 and len(read_points(target)) == 5
+
+
+def test_gap_exact_on_small_instance(capsys):
+    code, out, _ = run(capsys, "gap", "--points", PLANE, "--chosen", CHOSEN, "--json")
+    assert code == 0
+    rep = json.loads(out)
+    pts, chosen = read_points(PLANE), read_points(CHOSEN)
+    opt = brute(pts, len(chosen)).objective
+    assert rep["optimal"] and rep["upper"] == opt and rep["lower"] == opt
+    assert rep["objective"] == weight(chosen)
+    assert math.isclose(rep["ratio_max"], weight(chosen) / opt)
+
+
+def test_gap_bracket_on_large_instance(capsys, tmp_path):
+    free = read_mesh(MESH).free_points()
+    alloc = tmp_path / "alloc.txt"
+    alloc.write_text("\n".join(f"{x} {y}" for x, y in free[:20]) + "\n")
+    code, out, _ = run(capsys, "gap", "--mesh", MESH, "--chosen", alloc, "--json")
+    assert code == 0
+    rep = json.loads(out)
+    assert rep["lower"] <= rep["upper"] <= rep["objective"]
+    assert rep["ratio_min"] <= rep["ratio_max"]
+    code, out, _ = run(capsys, "gap", "--mesh", MESH, "--chosen", alloc)
+    assert code == 0 and "certified" in out
+
+
+def _bad(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["solve", "--mesh", MESH, "--k", "3", "--method", "nope"], "invalid choice"),
+        (["solve", "--mesh", MESH, "--k", "0"], "`k` must be between 1"),
+        (["solve", "--mesh", MESH, "--k", "100000"], "`k` must be between 1"),
+        (["solve", "--mesh", MESH, "--k", "two"], "invalid int value"),
+        (["solve", "--mesh", "does-not-exist.txt", "--k", "3"], "no such file"),
+        (["solve", "--points", PLANE, "--k", "3", "--method", "mc1x1"], "needs the mesh extent"),
+        (["solve", "--points", PLANE, "--k", "3", "--method", "mm", "--time-limit", "1"], "does not apply"),
+        (["solve", "--mesh", MESH, "--k", "3", "--method", "mc1x1", "--tie-break", "1,2"], "--tie-break"),
+        (["solve", "--mesh", MESH, "--k", "4", "--method", "k3"], "k = 3 only"),
+        (["solve", "--k", "3"], "one of the arguments --points --mesh is required"),
+        (["gap", "--points", PLANE], "--chosen"),
+    ],
+)
+def test_bad_input_exit_2_one_line(capsys, argv, match):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert match in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bad_files_exit_2(capsys, tmp_path):
+    cases = [
+        (_bad(tmp_path, "empty.txt", ""), "file is empty"),
+        (_bad(tmp_path, "ragged.txt", "0 0\n1 1 1\n"), "expected 2"),
+        (_bad(tmp_path, "nan.txt", "0 0\nnan 1\n"), "NaN"),
+    ]
+    for path, match in cases:
+        code, _, err = run(capsys, "solve", "--points", path, "--k", "1")
+        assert code == 2 and match in err and err.count("\n") == 1
+    busy = _bad(tmp_path, "busy.txt", "15 15\n")  # a busy cell of the bundled mesh
+    code, _, err = run(capsys, "gap", "--mesh", MESH, "--chosen", busy)
+    assert code == 2 and "not a free point" in err
+
+
+def test_console_script_runs():
+    proc = subprocess.run([sys.executable, "-m", "optalloc.cli", "solve", "--mesh", str(MESH), "--k", "2"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "objective" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "optalloc.cli", "solve", "--k", "2", "--mesh", "/nonexistent"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and proc.stderr.strip().startswith("optalloc: error:")
+
+
+def test_bench_quick(capsys):
+    code, out, err = run(capsys, "bench", "--quick", "--repeat", "1", "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert {r["case"] for r in rows} >= {"mm", "mc1x1", "gen-alg", "line", "k3", "weight"}
+    assert all(r["agree"] for r in rows)
+    assert all(r["seconds"] > 0 and r["baseline_seconds"] > 0 for r in rows)
