@@ -26,6 +26,7 @@ bounds; ``gap`` certifies how far a given allocation is from optimal.
 
 from ._bounds import axis_bound, lower_bound, neighbour_bound
 from ._common import weight
+from ._exact import ExactSession, exact
 from ._gap import GapReport, gap
 from ._line import line
 from ._mc import mc1x1
@@ -45,6 +46,8 @@ __all__ = [
     "line",
     "k3",
     "brute",
+    "exact",
+    "ExactSession",
     "lower_bound",
     "neighbour_bound",
     "axis_bound",

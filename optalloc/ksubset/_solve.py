@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+from ._exact import exact
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
@@ -18,6 +19,7 @@ METHODS = {
     "line": line,
     "k3": k3,
     "brute": brute,
+    "exact": exact,
 }
 
 
