@@ -26,7 +26,7 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line instead of usage + message
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(message)
 
 
 # ---------------------------------------------------------------- helpers
@@ -109,7 +109,7 @@ def _cmd_solve(args) -> int:
     accepted = method_options(args.method) if args.method in METHODS else ()
     wanted = {
         "time_limit": args.time_limit,
-        "shape": shape if args.method == "mc1x1" else None,
+        "shape": shape if (args.method == "mc1x1" or args.shape) else None,
         "tie_break": _parse_tie_break(args.tie_break),
         "request": _parse_shape(args.request, "--request") if args.request else None,
         "ring_length": args.ring_length,
@@ -163,9 +163,11 @@ def _match_chosen(pts: np.ndarray, chosen: np.ndarray, path: str) -> np.ndarray:
     out = []
     for j, p in enumerate(map(tuple, chosen)):
         free = index.get(p)
-        if not free:
-            coords = " ".join(_fmt(c) for c in p)
+        coords = " ".join(_fmt(c) for c in p)
+        if free is None:
             raise UsageError(f"{path}: chosen point {j + 1} ({coords}) is not a free point of the instance")
+        if not free:
+            raise UsageError(f"{path}: chosen point {j + 1} ({coords}) is listed more often than it is free")
         out.append(free.pop(0))  # a repeated point takes the next copy, if any
     return np.array(out, dtype=np.int64)
 
@@ -199,6 +201,8 @@ def _cmd_gap(args) -> int:
 def _cmd_bench(args) -> int:
     from . import bench
 
+    if args.repeat < 1:
+        raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     def progress(name):
         if not args.json:
             print(f"running {name} ...", file=sys.stderr, flush=True)

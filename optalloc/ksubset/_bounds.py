@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import distance_dtype, l1_to_all, k_nearest
+from ._common import distance_dtype, l1_to_all, validate_k, validate_points
 from ._line import _window_weights
 
 
@@ -35,23 +35,43 @@ def neighbour_sums(points: np.ndarray, k: int, *, chunk: int = 1 << 22) -> np.nd
     return out
 
 
-def neighbour_bound(points: np.ndarray, k: int, f: np.ndarray | None = None) -> float:
-    """``1/2 * (sum of the k smallest f(p))``; see the module docstring."""
+def neighbour_bound(points, k, f: np.ndarray | None = None) -> float:
+    """``1/2 * (sum of the k smallest f(p))``; see the module docstring.
+
+    Examples
+    --------
+    >>> from optalloc.ksubset import neighbour_bound
+    >>> neighbour_bound([[0, 0], [1, 0], [0, 1], [1, 1]], 4)
+    8.0
+    """
+    points = validate_points(points)
+    k = validate_k(k, len(points))
     if f is None:
         f = neighbour_sums(points, k)
     return 0.5 * float(np.partition(f, k - 1)[:k].sum())
 
 
-def axis_bound(points: np.ndarray, k: int) -> float:
-    """``sum over axes of the exact one-dimensional optimum``."""
+def axis_bound(points, k) -> float:
+    """``sum over axes of the exact one-dimensional optimum``.
+
+    Examples
+    --------
+    >>> from optalloc.ksubset import axis_bound
+    >>> axis_bound([[0, 0], [1, 0], [0, 1], [1, 1]], 4)
+    8.0
+    """
+    points = validate_points(points)
+    k = validate_k(k, len(points))
     total = 0.0
     for a in range(points.shape[1]):
         total += float(_window_weights(np.sort(points[:, a]), k).min())
     return total
 
 
-def lower_bound(points: np.ndarray, k: int) -> dict[str, float]:
+def lower_bound(points, k) -> dict[str, float]:
     """All cheap bounds of this module, by name."""
+    points = validate_points(points)
+    k = validate_k(k, len(points))
     return {"neighbour": neighbour_bound(points, k), "axis": axis_bound(points, k)}
 
 

@@ -168,8 +168,13 @@ def make_result(
     status: str | None = None,
     message: str = "",
     extra: dict | None = None,
+    exact: bool = False,
 ) -> Result:
-    """Assemble a :class:`Result` for a chosen subset of ``points``."""
+    """Assemble a :class:`Result` for a chosen subset of ``points``.
+
+    With ``exact=True`` (an exact method) the guarantee is 1 when the
+    outcome is proven optimal and None otherwise.
+    """
     idx = np.sort(np.asarray(indices, dtype=np.intp))
     chosen = points[idx]
     objective = float(_weights_sorted(np.sort(chosen, axis=0)[None])[0]) if len(idx) else 0.0
@@ -188,6 +193,8 @@ def make_result(
         status = "optimal" if is_proven_optimal(objective, bound, integral) else "feasible"
     if status == "optimal":
         bound = objective
+    if exact:
+        guarantee = 1.0 if status == "optimal" else None
     return Result(
         indices=idx,
         points=chosen,

@@ -226,27 +226,22 @@ class _PairLP:
 
 
 def _screen(pts, k, start):
+    """Cases solved exactly without the LP; None when none applies."""
     n, d = pts.shape
     if k == n:
-        return make_result(pts, np.arange(n), method="exact", start=start, guarantee=1.0, status="optimal",
-                           message="k = n: every point")
-    if k <= 2:
-        r = mm(pts, k)
-        return make_result(pts, r.indices, method="exact", start=start, guarantee=1.0, status="optimal",
-                           message="k <= 2: MM is exact")
-    if k == 3:
-        r = k3(pts)
-        return make_result(pts, r.indices, method="exact", start=start, guarantee=1.0, status="optimal",
-                           message="k = 3: nearest-neighbour search")
-    if d == 1:
-        r = line(pts, k)
-        return make_result(pts, r.indices, method="exact", start=start, guarantee=1.0, status="optimal",
-                           message="one dimension: sliding window")
-    if math.comb(n, k) <= 20000:
-        r = brute(pts, k)
-        return make_result(pts, r.indices, method="exact", start=start, guarantee=1.0, status="optimal",
-                           message="small instance: enumeration")
-    return None
+        idx, msg = np.arange(n), "k = n: every point"
+    elif k <= 2:
+        idx, msg = mm(pts, k).indices, "k <= 2: MM is exact"
+    elif k == 3:
+        idx, msg = k3(pts).indices, "k = 3: nearest-neighbour search"
+    elif d == 1:
+        idx, msg = line(pts, k).indices, "one dimension: sliding window"
+    elif math.comb(n, k) <= 20000:
+        idx, msg = brute(pts, k).indices, "small instance: enumeration"
+    else:
+        return None
+    return make_result(pts, idx, method="exact", start=start, status="optimal", message=msg,
+                       extra={"phase": "screen"}, exact=True)
 
 
 def exact(
@@ -342,8 +337,8 @@ def exact(
             warm_start.hits += 1
             where = {tuple(p): i for i, p in enumerate(pts)}
             idx = [where[p] for p in hit]
-            return make_result(pts, idx, method="exact", start=start, guarantee=1.0, status="optimal",
-                               message="cached", extra={"phase": "cache"})
+            return make_result(pts, idx, method="exact", start=start, status="optimal", message="cached",
+                               extra={"phase": "cache"}, exact=True)
 
     res = _screen(pts, k, start)
     if res is None:
@@ -378,8 +373,8 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
 
     extra = {"rounds": 0, "rows": 0, "fixed": 0, "phase": "bounds", "seeded_cuts": 0}
     if closed(lb, ub):
-        return make_result(pts, inc_idx, method="exact", start=start, guarantee=1.0, bound=ub, status="optimal",
-                           message="heuristic matches a cheap bound", extra=extra)
+        return make_result(pts, inc_idx, method="exact", start=start, bound=ub, status="optimal",
+                           message="heuristic matches a cheap bound", extra=extra, exact=True)
 
     lp = _PairLP(pts, k, lp_solver)
     per_round = cuts_per_round or 10 * n
@@ -442,8 +437,15 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     else:
         status = "feasible" if done_gap(lb, ub) else "time_limit"
         bound = lb
-    return make_result(pts, inc_idx, method="exact", start=start, guarantee=1.0, bound=bound, status=status,
-                       message=status_msg, extra=extra)
+    message = {
+        "optimal": f"proven optimal by the {phase} phase",
+        "feasible": f"relative gap within {rel_gap:g}",
+        "time_limit": "time limit reached; the bound is proven, the incumbent may not be optimal",
+    }[status]
+    if status_msg and status_msg != "Optimal":
+        message += f" (last HiGHS status: {status_msg})"
+    return make_result(pts, inc_idx, method="exact", start=start, bound=bound, status=status,
+                       message=message, extra=extra, exact=True)
 
 
 def _branch(lp, pts, k, lb, ub, inc_idx, time_left, integral, rel_gap):

@@ -25,6 +25,8 @@ class GapReport:
 
     Attributes
     ----------
+    k : int
+        Size of the allocation.
     objective : float
         W of the given allocation.
     average : float
@@ -46,6 +48,8 @@ class GapReport:
         allocation is better).
     bounds : dict
         Every lower bound computed, by name.
+    wall_time : float
+        Seconds spent.
     """
 
     k: int

@@ -8,8 +8,7 @@ import time
 import numpy as np
 
 from ._bounds import neighbour_bound
-from ._common import l1_to_all, make_result, validate_k, validate_points
-from ._median import mm_guarantee
+from ._common import l1_to_all, make_result, validate_k, validate_points, weights_of_sets
 
 _BLOCK = 1 << 23
 
@@ -129,7 +128,7 @@ def _tie_score(free_grid, cells, chosen, lo, hi, last, vector) -> tuple[float, d
     busy = ~free_grid[sl]
     border = -float(rev[busy & (shell == last + 1)].sum())
     total = af * available + wf * wall + bf * border
-    return total, {"available": available, "wall": wall, "border": border}
+    return total, {"available": available, "wall": wall + 0.0, "border": border + 0.0}
 
 
 def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
@@ -166,8 +165,8 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
     -------
     Result
         ``extra`` holds ``score`` (sum of shell numbers), ``n_tied``
-        (candidates with the best score), ``centre`` (index of the winning
-        candidate), ``last_shell``, and with tie-breaking the vector and
+        (candidates with the best score), ``centre`` (the winning candidate's
+        coordinates) and ``centre_index`` (its row), ``last_shell``, and with tie-breaking the vector and
         the winner's partial scores.  ``guarantee`` is d times MM's factor
         for MC1x1 (7/2 in the plane; Bender et al. 2005), None for MC with a
         requested shape.
@@ -240,17 +239,18 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
             if tb < best_tb:
                 winner, chosen, last, best_tb, parts = int(c), ch, L, tb, p
         extra.update({"tie_break": list(vector), "tie_score": best_tb, **parts})
-    extra.update({"centre": winner, "last_shell": last})
+    extra.update({"centre": pts[winner].tolist(), "centre_index": winner, "last_shell": last})
     if request is None:
-        g = 1.0 if k == 1 else d * mm_guarantee(d, max(k, 4))
+        g = 1.0 if k == 1 else d * (2.0 - 1.0 / (2 * d))
         method_extra = {}
     else:
         g = None
         method_extra = {"request": req.tolist()}
     extra.update(method_extra)
-    return make_result(
-        pts, chosen, method="mc1x1", start=start, guarantee=g, bound=neighbour_bound(pts, k), extra=extra
-    )
+    bound = neighbour_bound(pts, k)
+    if g is not None:
+        bound = max(bound, float(weights_of_sets(pts, np.sort(chosen)[None])[0]) / g)
+    return make_result(pts, chosen, method="mc1x1", start=start, guarantee=g, bound=bound, extra=extra)
 
 
 __all__ = ["mc1x1", "validate_mesh", "resolve_tie_break"]

@@ -23,10 +23,16 @@ _BLOCK = 1 << 23
 
 
 def mm_guarantee(d: int, k: int) -> float:
-    """Worst-case factor of MM: 1 for k <= 3, 7/4 in 2D, 2 - 1/(2d) in d dims."""
+    """Worst-case factor of MM: 1 for k <= 3, else min(2 - 1/(2d), 2 - 2/k).
+
+    2 - 1/(2d) (7/4 in the plane) is Bender et al. 2005, Theorems 1 and 3;
+    2 - 2/k is SAND2003-3702 Theorem 6.  For k <= 3 MM is exact: W of three
+    points is twice their shortest star, whose centre is a grid point, and
+    any three points nearest to it are no worse.
+    """
     if k <= 3:
         return 1.0
-    return 2.0 - 1.0 / (2 * d)
+    return min(2.0 - 1.0 / (2 * d), 2.0 - 2.0 / k)
 
 
 def gen_alg_guarantee(k: int) -> float:
@@ -82,8 +88,8 @@ def mm(points, k):
     Returns
     -------
     Result
-        ``guarantee`` is 7/4 in the plane and ``2 - 1/(2d)`` in d dimensions
-        (1 for k <= 3, where MM is exact); ``bound`` is the larger of the
+        ``guarantee`` is ``min(2 - 1/(2d), 2 - 2/k)``: 7/4 in the plane for
+        k >= 8 (1 for k <= 3, where MM is exact); ``bound`` is the larger of the
         neighbour bound and ``W / guarantee``; ``extra["centre"]`` is the
         winning median.
 
@@ -146,7 +152,8 @@ def gen_alg(points, k):
     -------
     Result
         ``guarantee = 2 - 2/k``; ``bound`` as for :func:`mm`;
-        ``extra["centre"]`` is the index of the winning centre.
+        ``extra["centre"]`` is the winning centre (coordinates) and
+        ``extra["centre_index"]`` its row in ``points``.
 
     Notes
     -----
@@ -155,7 +162,8 @@ def gen_alg(points, k):
     References
     ----------
     S. O. Krumke et al., "Compact location problems", Theor. Comput. Sci.
-    181 (1997); SAND2003-3702 sec. 5.2.1 (Theorem 6).
+    181 (1997), the 2 - 2/k factor; SAND2003-3702 sec. 5.2 compares it with
+    MM.
 
     Examples
     --------
@@ -172,9 +180,8 @@ def gen_alg(points, k):
     best_set, best_w, best_c, _ = _best_of_centres(pts, k, blocks)
     g = gen_alg_guarantee(k)
     bound = max(neighbour_bound(pts, k), best_w / g)
-    return make_result(
-        pts, best_set, method="gen-alg", start=start, guarantee=g, bound=bound, extra={"centre": best_c}
-    )
+    extra = {"centre": pts[best_c].tolist(), "centre_index": best_c}
+    return make_result(pts, best_set, method="gen-alg", start=start, guarantee=g, bound=bound, extra=extra)
 
 
 def swap_descent(points: np.ndarray, chosen: np.ndarray, *, max_swaps: int | None = None):

@@ -78,5 +78,5 @@ def solve_formulation(pts, k, *, solver, formulation, time_limit, rel_gap, start
         status = None  # decided from the bound
     else:
         status = "error" if bound is None else None
-    return make_result(pts, chosen, method="exact", start=start, guarantee=1.0, bound=bound, status=status,
-                       message=f"{solver}: {tc}", extra=extra)
+    return make_result(pts, chosen, method="exact", start=start, bound=bound, status=status,
+                       message=f"{solver}: {tc}", extra=extra, exact=True)

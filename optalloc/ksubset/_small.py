@@ -24,21 +24,23 @@ def k3(points, k=3):
     (SAND2003 sec. 5.1.2).  Rather than building the order-3 Voronoi
     diagram, whose L1 version is fragile under the shared coordinates and
     ties of meshes, we use a packing consequence of the same fact: let r be
-    half the optimal W (the optimal star length) and a any point of an
-    optimal triple.  Cut the cube of L-inf radius r around a into 5^d cells
-    of side 0.45 r; three input points in one cell would form a triple of
-    bounding-box semi-perimeter below r, so each cell holds at most two, and
-    the ball of L1 radius r around a (which holds the whole triple) holds at
-    most 2 * 5^d input points.  Hence the triple lies among the
-    m = 2 * 5^d - 1 nearest neighbours of each of its points, whatever the
-    ties, and searching every point with every pair of its m nearest
-    neighbours is exact.  (When r = 0 the triple is three copies of one
-    point and is found the same way.)
+    half the optimal W (the sum over axes of the triple's extents) and a any
+    point of an optimal triple.  Cut the cube of L-inf radius r around a
+    into (2d + 1)^d cells of side just below r / d (2d + 1 of them cover
+    the side 2r); three input points in one cell would have extents summing
+    to less than r, a better triple, so each cell holds at most two points,
+    and the ball of L1 radius r around a (which holds the whole triple)
+    holds at most 2 (2d + 1)^d input points.  Hence the triple lies among
+    the m = 2 (2d + 1)^d - 1 nearest neighbours of each of its points,
+    whatever the ties, and searching every point with every pair of its m
+    nearest neighbours is exact.  (When r = 0 the triple is three copies of
+    one point and is found the same way.)
 
     Parameters
     ----------
     points : array_like, shape (n, d)
-        Points, n >= 3; intended for the plane (d = 2), valid for any d.
+        Points, n >= 3; meant for the plane (m = 49), exact in any
+        dimension but the neighbour count grows as (2d + 1)^d (685 in 3-D).
     k : int, optional
         Must be 3 (accepted so that the dispatcher can pass it).
 
@@ -50,7 +52,7 @@ def k3(points, k=3):
     Notes
     -----
     O(n log n) for the k-d tree (L1 queries) and O(n m^2) for the pairs,
-    m = 49 in the plane.  Ties go to the triple found first (smallest first
+    m = 2 (2d + 1)^d - 1: 5 on a line, 49 in the plane.  Ties go to the triple found first (smallest first
     point, then neighbours in tree order).
 
     References
@@ -70,7 +72,7 @@ def k3(points, k=3):
     if k != 3:
         raise ValueError(f"method 'k3' solves k = 3 only, got k = {k}")
     validate_k(3, n)
-    m = min(n - 1, 2 * 5**d - 1)
+    m = min(n - 1, 2 * (2 * d + 1) ** d - 1)
     _, nb = cKDTree(pts).query(pts, k=m + 1, p=1)
     nb = np.asarray(nb).reshape(n, m + 1)
     iu, ju = np.triu_indices(m + 1, k=1)
@@ -152,7 +154,8 @@ def brute(points, k, *, limit=BRUTE_LIMIT, time_limit=None):
             status = "time_limit"
             break
     msg = f"enumerated {done} of {total} subsets"
-    return make_result(pts, best, method="brute", start=start, guarantee=1.0, status=status, message=msg,
+    guarantee = 1.0 if status == "optimal" else None
+    return make_result(pts, best, method="brute", start=start, guarantee=guarantee, status=status, message=msg,
                        extra={"subsets": done})
 
 
