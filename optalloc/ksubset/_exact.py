@@ -96,7 +96,14 @@ class ExactSession:
 
 
 class _PairLP:
-    """The pairwise LP in HiGHS, with rows added on demand."""
+    """The pairwise LP in HiGHS, with rows added and dropped between solves.
+
+    Every row is registered as (kind, a, b, c): kind 0 the cardinality and
+    RLT rows, 1 ``y_ab <= x_a``, 2 ``x_a + x_b - y_ab <= 1``, 3 the triangle
+    ``y_ab + y_ac - y_bc <= x_a``.
+    """
+
+    BASE, UP, LOW, TRI = 0, 1, 2, 3
 
     def __init__(self, points: np.ndarray, k: int, lp_solver: str):
         import highspy
@@ -105,7 +112,6 @@ class _PairLP:
         n = len(points)
         self.n, self.k = n, k
         dist = np.abs(points[:, None, :] - points[None, :, :]).sum(axis=2)
-        self.dist = dist
         iu, ju = np.triu_indices(n, 1)
         self.iu, self.ju = iu, ju
         self.m = len(iu)
@@ -118,53 +124,102 @@ class _PairLP:
         h.setOptionValue("solver", lp_solver)
         if lp_solver == "ipm":
             h.setOptionValue("run_crossover", "off")
+        self.h = h
         none = np.array([], dtype=np.int32)
         h.addCols(n, np.zeros(n), np.zeros(n), np.ones(n), 0, none, none, np.array([]))
         h.addCols(self.m, dist[iu, ju].astype(float), np.zeros(self.m), np.ones(self.m), 0, none, none, np.array([]))
         # cardinality and RLT rows: sum_j y_ij - (k - 1) x_i = 0
-        starts = [0]
         index = [np.arange(n)]
         value = [np.ones(n)]
         for i in range(n):
-            starts.append(starts[-1] + len(index[-1]))
             others = np.delete(np.arange(n), i)
             index.append(np.concatenate(([i], n + pid[i, others])))
             value.append(np.concatenate(([-(k - 1.0)], np.ones(n - 1))))
         lo = np.concatenate(([k], np.zeros(n))).astype(float)
-        self.h = h
-        self._add_rows_to(h, lo, lo.copy(), starts, index, value)
-        self.rows = 1 + n
-        self.triangles: list[tuple[int, np.ndarray]] = []  # (first row, triples)
+        self.keys = np.zeros((0, 4), dtype=np.int64)
+        self.age = np.zeros(0, dtype=np.int64)
+        self._add(lo, lo.copy(), index, value, np.column_stack([np.zeros(n + 1), np.arange(-1, n), np.zeros((n + 1, 2))]))
+        self.up = np.zeros((n, n), dtype=bool)  # y_ab <= x_a present
         self.row_values = np.zeros(0)
         self.fixed0 = np.zeros(n, dtype=bool)
 
-    @staticmethod
-    def _add_rows_to(h, lo, hi, starts, index, value):
+    @property
+    def rows(self) -> int:
+        return len(self.keys)
+
+    def _add(self, lo, hi, index, value, keys):
+        if not index:
+            return
+        starts = np.cumsum([0] + [len(r) for r in index[:-1]]).astype(np.int32)
         idx = np.concatenate(index).astype(np.int32)
         val = np.concatenate(value).astype(float)
-        h.addRows(len(lo), np.asarray(lo, float), np.asarray(hi, float), len(idx),
-                  np.asarray(starts, dtype=np.int32), idx, val)
+        self.h.addRows(len(lo), np.asarray(lo, float), np.asarray(hi, float), len(idx), starts, idx, val)
+        self.keys = np.vstack([self.keys, np.asarray(keys, dtype=np.int64).reshape(-1, 4)])
+        self.age = np.concatenate([self.age, np.zeros(len(lo), dtype=np.int64)])
 
-    def add_leq(self, index_rows: list[np.ndarray], value_rows: list[np.ndarray]) -> None:
-        """Rows ``sum value * var <= 0``."""
-        if not index_rows:
+    def add_up(self, a: np.ndarray, b: np.ndarray) -> None:
+        """Rows y_ab <= x_a (skipping those present)."""
+        keep = ~self.up[a, b]
+        a, b = a[keep], b[keep]
+        if len(a) == 0:
             return
-        starts = np.cumsum([0] + [len(r) for r in index_rows[:-1]])
-        inf = self.highspy.kHighsInf
-        self._add_rows_to(self.h, np.full(len(index_rows), -inf), np.zeros(len(index_rows)), starts,
-                          index_rows, value_rows)
-        self.rows += len(index_rows)
+        self.up[a, b] = True
+        n, inf = self.n, self.highspy.kHighsInf
+        index = list(np.stack([n + self.pid[a, b], a], axis=1))
+        value = [np.array([1.0, -1.0])] * len(a)
+        keys = np.column_stack([np.full(len(a), self.UP), a, b, np.zeros(len(a))])
+        self._add(np.full(len(a), -inf), np.zeros(len(a)), index, value, keys)
+
+    def add_low(self, pairs: np.ndarray) -> None:
+        """Rows x_a + x_b - y_ab <= 1 for pair indices ``pairs``."""
+        if len(pairs) == 0:
+            return
+        a, b = self.iu[pairs], self.ju[pairs]
+        n, inf = self.n, self.highspy.kHighsInf
+        index = list(np.stack([a, b, n + pairs], axis=1))
+        value = [np.array([1.0, 1.0, -1.0])] * len(a)
+        keys = np.column_stack([np.full(len(a), self.LOW), a, b, np.zeros(len(a))])
+        self._add(np.full(len(a), -inf), np.ones(len(a)), index, value, keys)
 
     def add_triangles(self, tri: np.ndarray) -> None:
         """Rows y_ij + y_il - y_jl - x_i <= 0 for rows (i, j, l) of ``tri``."""
         if len(tri) == 0:
             return
-        n, pid = self.n, self.pid
+        n, pid, inf = self.n, self.pid, self.highspy.kHighsInf
         i, j, l = tri.T
-        idx = np.stack([n + pid[i, j], n + pid[i, l], n + pid[j, l], i], axis=1)
-        val = np.broadcast_to(np.array([1.0, 1.0, -1.0, -1.0]), idx.shape)
-        self.triangles.append((self.rows, tri))
-        self.add_leq(list(idx), list(val))
+        index = list(np.stack([n + pid[i, j], n + pid[i, l], n + pid[j, l], i], axis=1))
+        value = [np.array([1.0, 1.0, -1.0, -1.0])] * len(tri)
+        keys = np.column_stack([np.full(len(tri), self.TRI), tri])
+        self._add(np.full(len(tri), -inf), np.zeros(len(tri)), index, value, keys)
+
+    def drop_slack(self, min_age: int, tol: float = 1e-6) -> int:
+        """Delete cut rows (not the base rows) slack for ``min_age`` rounds."""
+        rv = self.row_values
+        if len(rv) != self.rows:
+            return 0
+        upper = np.where(self.keys[:, 0] == self.LOW, 1.0, 0.0)
+        slack = (self.keys[:, 0] != self.BASE) & (rv < upper - tol)
+        self.age = np.where(slack, self.age + 1, 0)
+        drop = np.flatnonzero(self.age > min_age)
+        if len(drop) == 0:
+            return 0
+        self.h.deleteRows(len(drop), drop.astype(np.int32))
+        up = self.keys[drop]
+        up = up[up[:, 0] == self.UP]
+        self.up[up[:, 1], up[:, 2]] = False
+        keep = np.ones(self.rows, dtype=bool)
+        keep[drop] = False
+        self.keys, self.age, self.row_values = self.keys[keep], self.age[keep], rv[keep]
+        return len(drop)
+
+    def triangles(self) -> np.ndarray:
+        return self.keys[self.keys[:, 0] == self.TRI][:, 1:]
+
+    def binding_triangles(self, tol: float = 1e-6) -> np.ndarray:
+        if len(self.row_values) != self.rows:
+            return np.empty((0, 3), dtype=np.int64)
+        tri = (self.keys[:, 0] == self.TRI) & (np.abs(self.row_values) < tol)
+        return self.keys[tri][:, 1:]
 
     def solve(self, time_left: float | None):
         h = self.h
@@ -173,12 +228,12 @@ class _PairLP:
         h.run()
         status = h.getModelStatus()
         ok = status == self.highspy.HighsModelStatus.kOptimal
-        info = h.getInfo()
         sol = h.getSolution()
         v = np.array(sol.col_value)
         rc = np.array(sol.col_dual)
         self.row_values = np.array(sol.row_value)
-        return ok, info.objective_function_value, v, rc, h.modelStatusToString(status)
+        self.row_duals = np.array(sol.row_dual) if sol.dual_valid else None
+        return ok, h.getInfo().objective_function_value, v, rc, h.modelStatusToString(status)
 
     def fix_zero(self, cols: np.ndarray) -> None:
         if len(cols):
@@ -186,43 +241,42 @@ class _PairLP:
             z = np.zeros(len(cols))
             self.h.changeColsBounds(len(cols), cols, z, z)
 
-    def separate(self, x: np.ndarray, y: np.ndarray, max_rows: int, per_point: int):
-        """Most violated rows at (x, y): linking rows first, then triangles."""
-        n, pid = self.n, self.pid
+    def separate(self, x: np.ndarray, y: np.ndarray, max_rows: int, per_point: int) -> int:
+        """Add the most violated rows at (x, y); returns how many were added."""
+        n = self.n
         Y = np.zeros((n, n))
         Y[self.iu, self.ju] = y
         Y += Y.T
-        rows_i, rows_v = [], []
-        # y_ij <= x_i  (ordered pairs)
         viol = Y - x[:, None]
         np.fill_diagonal(viol, -1)
         a, b = np.nonzero(viol > 1e-6)
-        if len(a):
-            order = np.argsort(-viol[a, b])[:max_rows]
-            for t in order:
-                rows_i.append(np.array([n + pid[a[t], b[t]], a[t]]))
-                rows_v.append(np.array([1.0, -1.0]))
-        # x_i + x_j - y_ij <= 1 is rarely violated with the RLT rows; checked anyway
-        low = x[self.iu] + x[self.ju] - y - 1
-        bad = np.flatnonzero(low > 1e-6)
-        tri = np.empty((0, 3), dtype=np.intp)
-        if len(rows_i) < max_rows // 4:
+        order = np.argsort(-viol[a, b], kind="stable")[:max_rows]
+        before = self.rows
+        self.add_up(a[order], b[order])
+        self.add_low(np.flatnonzero(x[self.iu] + x[self.ju] - y - 1 > 1e-6)[:max_rows])
+        room = max_rows - (self.rows - before)
+        if room > max_rows // 2:
             found = []
-            active = np.flatnonzero(x > 1e-6)
-            for i in active:
+            for i in np.flatnonzero(x > 1e-6):
                 T = Y[i][:, None] + Y[i][None, :] - Y - x[i]
                 T[i, :] = -1
                 T[:, i] = -1
                 jj, ll = np.nonzero(np.triu(T, 1) > 1e-5)
                 if len(jj):
                     vv = T[jj, ll]
-                    o = np.argsort(-vv)[:per_point]
-                    found.append(np.stack([np.full(len(o), i), jj[o], ll[o], np.round(vv[o] * 1e9)], axis=1))
+                    o = np.argsort(-vv, kind="stable")[:per_point]
+                    found.append((vv[o], np.stack([np.full(len(o), i), jj[o], ll[o]], axis=1)))
             if found:
-                allf = np.concatenate(found)
-                allf = allf[np.argsort(-allf[:, 3], kind="stable")][: max_rows - len(rows_i)]
-                tri = allf[:, :3].astype(np.intp)
-        return rows_i, rows_v, bad, tri
+                vals = np.concatenate([f[0] for f in found])
+                tri = np.concatenate([f[1] for f in found])
+                self.add_triangles(tri[np.argsort(-vals, kind="stable")[:room]])
+        return self.rows - before
+
+    def complete(self) -> None:
+        """All linking rows y_ab <= x_a, so that binary x makes y exact."""
+        a, b = np.nonzero(~self.up)
+        off = a != b
+        self.add_up(a[off], b[off])
 
 
 def _screen(pts, k, start):
@@ -350,6 +404,74 @@ def exact(
     return res
 
 
+def _full_bound(lp: _PairLP, support: np.ndarray, dist: np.ndarray, k: int):
+    """A proven lower bound for the whole instance from the restricted LP's duals.
+
+    Every column of the full pairwise LP has bounds [0, 1], so for row
+    multipliers lam (free on equality rows, <= 0 on <= rows)
+    ``L(lam) = b . lam + sum_j min(0, c_j - (A^T lam)_j)`` is a lower bound
+    (Lagrangian duality), whatever their accuracy.  The rows of points
+    outside the support are absent from the restricted LP; their RLT
+    multiplier mu_p is chosen per point to maximise its own terms
+    ``min(0, (k-1) mu - pi0) + sum_q min(0, d_pq - mu_q - mu)``, a concave
+    piecewise-linear function maximised at one of its breakpoints.
+
+    Returns (bound, penalty of each outside point).  A negative penalty
+    marks a point that could still lower the LP: a candidate to add.
+    """
+    lam = lp.row_duals
+    n_all = len(dist)
+    outside = np.setdiff1d(np.arange(n_all), support)
+    if lam is None or len(lam) != lp.rows:
+        return -np.inf, np.zeros(len(outside))
+    keys = lp.keys
+    kind = keys[:, 0]
+    lam = np.where(kind == lp.BASE, lam, np.minimum(lam, 0.0))
+    r = lp.n
+    base = np.flatnonzero(kind == lp.BASE)
+    pi0 = lam[base[0]]
+    mu = np.zeros(r)
+    mu[keys[base[1:], 1]] = lam[base[1:]]
+    # A^T lam on the restricted columns: x (r) and y (r x r, symmetric)
+    atx = np.full(r, pi0) - (k - 1) * mu
+    aty = mu[:, None] + mu[None, :]
+    for code, sx, sy in ((lp.UP, ((1, -1.0),), ((1, 2, 1.0),)),
+                         (lp.LOW, ((1, 1.0), (2, 1.0)), ((1, 2, -1.0),)),
+                         (lp.TRI, ((1, -1.0),), ((1, 2, 1.0), (1, 3, 1.0), (2, 3, -1.0)))):
+        rows = np.flatnonzero(kind == code)
+        if len(rows) == 0:
+            continue
+        lv = lam[rows]
+        for col, coef in sx:
+            np.add.at(atx, keys[rows, col], coef * lv)
+        for c1, c2, coef in sy:
+            np.add.at(aty, (keys[rows, c1], keys[rows, c2]), coef * lv)
+            np.add.at(aty, (keys[rows, c2], keys[rows, c1]), coef * lv)
+    low_rows = np.flatnonzero(kind == lp.LOW)
+    bound = k * pi0 + lam[low_rows].sum()
+    bound += np.minimum(0.0, -atx).sum()
+    dr = dist[np.ix_(support, support)]
+    rcy = dr - aty
+    bound += np.minimum(0.0, rcy[np.triu_indices(r, 1)]).sum()
+    if len(outside) == 0:
+        return float(bound), np.zeros(0)
+    # outside points: choose mu_p at the best breakpoint
+    dq = dist[np.ix_(outside, support)] - mu[None, :]  # d_pq - mu_q
+    cands = np.concatenate([dq, np.full((len(outside), 1), pi0 / (k - 1))], axis=1)  # (o, r+1)
+    val = np.minimum(0.0, (k - 1) * cands - pi0)
+    val += np.minimum(0.0, dq[:, None, :] - cands[:, :, None]).sum(axis=2)
+    best = np.argmax(val, axis=1)
+    mu_out = cands[np.arange(len(outside)), best]
+    penalty = val[np.arange(len(outside)), best]
+    # pairs of outside points
+    if len(outside) > 1:
+        oo = dist[np.ix_(outside, outside)] - mu_out[:, None] - mu_out[None, :]
+        np.fill_diagonal(oo, 0.0)
+        pair_pen = np.minimum(0.0, oo)
+        penalty = penalty + 0.5 * pair_pen.sum(axis=1)
+    return float(bound + penalty.sum()), penalty
+
+
 def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_rounds, cuts_per_round, verbose):
     n = len(pts)
     integral = is_integral(pts)
@@ -376,16 +498,15 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         return make_result(pts, inc_idx, method="exact", start=start, bound=ub, status="optimal",
                            message="heuristic matches a cheap bound", extra=extra, exact=True)
 
+    dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+    everyone = np.arange(n)
     lp = _PairLP(pts, k, lp_solver)
-    per_round = cuts_per_round or 10 * n
     if session is not None:
         seeds = session.seeds(pts)
         lp.add_triangles(seeds)
         extra["seeded_cuts"] = int(len(seeds))
-    cutoff = (ub - 1 + 1e-6) if integral else ub
-    status_msg = ""
-    last_lbs: list[float] = []
-    phase = "cuts"
+    per_round = cuts_per_round or 10 * n
+    status_msg, phase, last = "", "cuts", []
     for rnd in range(max_rounds):
         tl = time_left()
         if tl is not None and tl <= 0:
@@ -393,53 +514,52 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         ok, obj, v, rc, status_msg = lp.solve(tl)
         if not ok:
             break
-        lb = max(lb, obj - 1e-7 * max(1.0, abs(obj)))
         extra["rounds"] = rnd + 1
+        # the Lagrangian value of the LP's multipliers: a bound that does not
+        # rely on the solver's tolerances
+        lb = max(lb, _full_bound(lp, everyone, dist, k)[0])
         x, y = v[:n], v[n:]
+        cutoff = (ub - 1 + 1e-6) if integral else ub
         # reduced-cost fixing: a point whose inclusion costs more than the gap is out
         fix = (~lp.fixed0) & (x < _EPS) & (obj + rc[:n] > cutoff)
         if fix.any():
             lp.fixed0 |= fix
             lp.fix_zero(np.flatnonzero(fix))
-        ycols = np.flatnonzero((y < _EPS) & (obj + rc[n:] > cutoff))
-        lp.fix_zero(n + ycols)
         # rounding: the k largest x, then swap descent
-        cand = np.argsort(-x, kind="stable")[:k]
-        cand, _ = swap_descent(pts, np.sort(cand))
+        cand, _ = swap_descent(pts, np.sort(np.argsort(-x, kind="stable")[:k]))
         w = float(weights_of_sets(pts, cand[None])[0])
         if w < ub - 1e-9:
             inc_idx, ub = cand, w
-            cutoff = (ub - 1 + 1e-6) if integral else ub
         if verbose:
-            print(f"round {rnd}: bound {lb:.3f} incumbent {ub:g} rows {lp.rows} fixed {int(lp.fixed0.sum())} "
-                  f"t={time.perf_counter() - start:.2f}s")
+            print(f"round {rnd + 1}: LP {obj:.3f} bound {lb:.3f} incumbent {ub:g} rows {lp.rows} "
+                  f"fixed {int(lp.fixed0.sum())} t={time.perf_counter() - start:.2f}s")
         if closed(lb, ub) or done_gap(lb, ub):
-            phase = "cuts"
             break
-        rows_i, rows_v, _, tri = lp.separate(x, y, per_round, max(4, per_round // max(1, int((x > _EPS).sum()))))
-        if not rows_i and len(tri) == 0:
+        lp.drop_slack(min_age=3)
+        added = lp.separate(x, y, per_round, max(4, per_round // max(1, int((x > _EPS).sum()))))
+        if added == 0:
             phase = "stalled"
             break
-        lp.add_leq(rows_i, rows_v)
-        lp.add_triangles(tri)
-        last_lbs.append(obj)
-        if len(last_lbs) >= 4 and last_lbs[-1] - last_lbs[-4] < 0.01 * max(1.0, ub - last_lbs[-1]):
+        last.append(obj)
+        if len(last) >= 4 and last[-1] - last[-4] < 0.01 * max(1.0, ub - last[-1]):
             phase = "stalled"
             break
     extra.update({"rows": int(lp.rows), "fixed": int(lp.fixed0.sum())})
+    if session is not None:
+        session.remember(pts, lp.binding_triangles())
     if not (closed(lb, ub) or done_gap(lb, ub)) and (time_left() is None or time_left() > 0):
         lb, ub, inc_idx, phase = _branch(lp, pts, k, lb, ub, inc_idx, time_left(), integral, rel_gap)
     extra["phase"] = phase
-    if session is not None and lp.triangles:
-        _remember_binding(session, lp, pts)
     if closed(lb, ub):
         status, bound = "optimal", ub
     else:
-        status = "feasible" if done_gap(lb, ub) else "time_limit"
+        timed_out = time_left() is not None and time_left() <= 0.05
+        status = "time_limit" if timed_out else "feasible"
         bound = lb
     message = {
         "optimal": f"proven optimal by the {phase} phase",
-        "feasible": f"relative gap within {rel_gap:g}",
+        "feasible": f"stopped at the requested relative gap {rel_gap:g}" if done_gap(lb, ub)
+        else f"the {phase} phase ended without closing the gap",
         "time_limit": "time limit reached; the bound is proven, the incumbent may not be optimal",
     }[status]
     if status_msg and status_msg != "Optimal":
@@ -450,12 +570,13 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
 
 def _branch(lp, pts, k, lb, ub, inc_idx, time_left, integral, rel_gap):
     """Branch-and-bound on the LP with every row found, x binary."""
+    lp.complete()
     h, n = lp.h, lp.n
     hs = lp.highspy
     h.setOptionValue("solver", "choose")
     h.setOptionValue("mip_rel_gap", max(rel_gap, 1e-9))
-    if integral:
-        h.setOptionValue("mip_abs_gap", 1 - 1e-6)
+    if integral:  # W is an integer: a gap below 1/2 closes it
+        h.setOptionValue("mip_abs_gap", 0.5)
     if time_left is not None:
         h.setOptionValue("time_limit", max(0.01, time_left))
     cols = np.arange(n, dtype=np.int32)
@@ -480,15 +601,6 @@ def _branch(lp, pts, k, lb, ub, inc_idx, time_left, integral, rel_gap):
             if w < ub:
                 inc_idx, ub = cand, w
     return lb, ub, inc_idx, "branch"
-
-
-def _remember_binding(session, lp, pts):
-    """Store the triangle rows that were tight at the last LP solution."""
-    rv = lp.row_values
-    for first, tri in lp.triangles:
-        vals = rv[first : first + len(tri)]
-        if len(vals) == len(tri):
-            session.remember(pts, tri[np.abs(vals) < 1e-6])
 
 
 __all__ = ["exact", "ExactSession", "FORMULATIONS"]
