@@ -12,8 +12,8 @@ name          algorithm                                     guarantee
 ``mm``        Manhattan Median: k nearest around every      7/4 (2D),
               point of the coordinate grid                  2 - 1/(2d)
 ``gen-alg``   k nearest around every input point            2 - 2/k
-``mc1x1``     shells by L-inf distance, optional            7/2 (2D),
-              tie-breaking; MC with a requested shape       d (2 - 1/(2d))
+``mc1x1``     shells by L-inf distance, optional            d (2 - 2/k),
+              tie-breaking; MC with a requested shape       4 in 2D as k grows
 ``mm-inc``    MM then improving swaps                       as MM
 ``line``      sliding window, 1D and ring                   exact
 ``k3``        k = 3 via nearest neighbours                  exact

@@ -37,12 +37,17 @@ def validate_points(points, *, name="points", min_dim=1) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def as_int(value, name: str) -> int:
+    """``value`` as an int (integers only, no silent rounding of floats)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"`{name}` must be an integer, got {value!r}") from None
+
+
 def validate_k(k, n: int) -> int:
     """Return ``k`` as an int in [1, n]."""
-    try:
-        k = operator.index(k)
-    except TypeError:
-        raise ValueError(f"`k` must be an integer, got {k!r}") from None
+    k = as_int(k, "k")
     if not 1 <= k <= n:
         raise ValueError(f"`k` must be between 1 and the number of points ({n}), got {k}")
     return k

@@ -167,9 +167,8 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
         ``extra`` holds ``score`` (sum of shell numbers), ``n_tied``
         (candidates with the best score), ``centre`` (the winning candidate's
         coordinates) and ``centre_index`` (its row), ``last_shell``, and with tie-breaking the vector and
-        the winner's partial scores.  ``guarantee`` is d times MM's factor
-        for MC1x1 (7/2 in the plane; Bender et al. 2005), None for MC with a
-        requested shape.
+        the winner's partial scores.  ``guarantee`` is ``d (2 - 2/k)`` for
+        MC1x1 (see Notes), None for MC with a requested shape.
 
     Raises
     ------
@@ -179,6 +178,17 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
 
     Notes
     -----
+    Guarantee.  Let T be the winner's set around centre c, OPT an optimal
+    set and s the point of OPT whose L1 star within OPT is shortest, at most
+    2 W(OPT) / k.  Routing every pair of T through c gives
+    ``W(T) <= (k - 1) star_c(T)``; an L1 star is at most d times the L-inf
+    star, which is c's score; the score of c is at most that of s, at most
+    the L-inf (so the L1) star of s within OPT.  Hence
+    ``W(T) <= d (2 - 2/k) W(OPT)``, 4 in the plane as k grows, matching the
+    factor 4 that SAND2003-3702 sec. 5.2 derives from Krumke et al.; the
+    smallest-star instance of SAND2003-3702 sec. 5.2.2 shows that it is
+    approached.  Any tie-breaking keeps it.
+
     O(n^2) for the scores (one partial sort per candidate) plus, with
     tie-breaking, O(t (k + (2 (L + SR) + 1)^d)) for t tied candidates of last
     shell L.
@@ -241,7 +251,7 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
         extra.update({"tie_break": list(vector), "tie_score": best_tb, **parts})
     extra.update({"centre": pts[winner].tolist(), "centre_index": winner, "last_shell": last})
     if request is None:
-        g = 1.0 if k == 1 else d * (2.0 - 1.0 / (2 * d))
+        g = 1.0 if k == 1 else d * (2.0 - 2.0 / k)
         method_extra = {}
     else:
         g = None

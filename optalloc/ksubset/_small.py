@@ -9,7 +9,7 @@ import time
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ._common import make_result, validate_k, validate_points, validate_positive, weights_of_sets
+from ._common import as_int, make_result, validate_k, validate_points, validate_positive, weights_of_sets
 
 #: Largest number of subsets :func:`brute` accepts by default.
 BRUTE_LIMIT = 5_000_000
@@ -69,6 +69,7 @@ def k3(points, k=3):
     start = time.perf_counter()
     pts = validate_points(points)
     n, d = pts.shape
+    k = as_int(k, "k")
     if k != 3:
         raise ValueError(f"method 'k3' solves k = 3 only, got k = {k}")
     validate_k(3, n)

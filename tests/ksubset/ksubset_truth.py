@@ -1,0 +1,109 @@
+"""Ground truth for the k-subset tests, written without the library.
+
+W(S) is the sum of pairwise L1 distances over unordered pairs.  Everything
+here is computed the slow, obvious way (double loops, enumeration of all
+subsets with ``itertools.combinations``), so that the tests compare the
+library against an independent reference and never against its own output.
+
+The module has a distinctive name because ``tests/ksubset`` has no
+``__init__.py``: with pytest's default import mode it is imported as a
+top-level module.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+#: Relative and absolute tolerance for comparing objective values computed
+#: along different summation orders.
+RTOL = 1e-9
+ATOL = 1e-9
+
+
+def close(a: float, b: float) -> bool:
+    """``a == b`` up to floating-point summation error."""
+    return math.isclose(a, b, rel_tol=RTOL, abs_tol=ATOL)
+
+
+def at_most(a: float, b: float) -> bool:
+    """``a <= b`` up to floating-point summation error."""
+    return a <= b + RTOL * max(1.0, abs(b)) + ATOL
+
+
+def as_rows(points) -> np.ndarray:
+    """Points as a float (n, d) array; a 1-D array is n points on a line."""
+    pts = np.asarray(points, dtype=float)
+    return pts[:, None] if pts.ndim == 1 else pts
+
+
+def l1(p, q) -> float:
+    """L1 distance of two points, by an explicit loop over the coordinates."""
+    return float(sum(abs(float(a) - float(b)) for a, b in zip(p, q)))
+
+
+def naive_weight(points) -> float:
+    """W by the O(k^2) double loop over unordered pairs."""
+    pts = as_rows(points)
+    total = 0.0
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            total += l1(pts[i], pts[j])
+    return total
+
+
+def ring_distance(a: float, b: float, length: float) -> float:
+    """Distance on a ring of circumference ``length``."""
+    d = abs(a - b)
+    return min(d, length - d)
+
+
+def ring_weight(positions, length: float) -> float:
+    """W on a ring by the double loop."""
+    pos = [float(x) for x in np.ravel(positions)]
+    return float(
+        sum(ring_distance(pos[i], pos[j], length) for i in range(len(pos)) for j in range(i + 1, len(pos)))
+    )
+
+
+def distance_matrix(points, *, ring_length: float | None = None) -> np.ndarray:
+    """All pairwise distances by a double loop (L1, or ring distance in 1-D)."""
+    pts = as_rows(points)
+    n = len(pts)
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            if ring_length is None:
+                out[i, j] = out[j, i] = l1(pts[i], pts[j])
+            else:
+                out[i, j] = out[j, i] = ring_distance(pts[i, 0], pts[j, 0], ring_length)
+    return out
+
+
+def subset_weights(dist: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """W of every k-subset, enumerated with ``itertools.combinations``.
+
+    Returns (subsets of shape (C(n, k), k), their weights).
+    """
+    n = len(dist)
+    subsets = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp).reshape(-1, k)
+    w = np.zeros(len(subsets))
+    for a, b in itertools.combinations(range(k), 2):
+        w += dist[subsets[:, a], subsets[:, b]]
+    return subsets, w
+
+
+def optimum(points, k: int, *, ring_length: float | None = None) -> float:
+    """OPT, the least W over all k-subsets (brute force)."""
+    _, w = subset_weights(distance_matrix(points, ring_length=ring_length), k)
+    return float(w.min())
+
+
+def optimal_subsets(points, k: int, *, ring_length: float | None = None) -> set[tuple[int, ...]]:
+    """Every k-subset (as a sorted index tuple) whose W equals OPT."""
+    subsets, w = subset_weights(distance_matrix(points, ring_length=ring_length), k)
+    best = w.min()
+    tol = RTOL * max(1.0, abs(best)) + ATOL
+    return {tuple(int(i) for i in s) for s in subsets[w <= best + tol]}
