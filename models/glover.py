@@ -1,9 +1,9 @@
 """Glover's compact linearisation of the k-subset min-sum-L1 problem.
 
 For each point i, a continuous :math:`w_i` stands for
-:math:`x_i \\sum_{j>i} d_{ij} x_j`.  With :math:`U_i` the sum of the k - 1
+:math:`x_i \\sum_{j>i} d_{ij} x_j`.  With :math:`U_i` the sum of the k
 largest :math:`d_{ij}` over j > i (an upper bound on the inner sum of any
-k-set) and the lower bound 0:
+k-set, even one without i) and the lower bound 0:
 
 .. math::
 
@@ -43,7 +43,7 @@ def build_glover(points, k) -> pyo.ConcreteModel:
     pts, dist = distances(points)
     n = len(pts)
     k = check_k(k, n)
-    upper = np.array([np.sort(dist[i, i + 1 :])[::-1][: k - 1].sum() for i in range(n)])
+    upper = np.array([np.sort(dist[i, i + 1 :])[::-1][:k].sum() for i in range(n)])
     m = pyo.ConcreteModel(name="ksubset_glover")
     m.I = pyo.RangeSet(0, n - 1)
     m.x = pyo.Var(m.I, domain=pyo.Binary, doc="1 if point i is chosen")

@@ -378,6 +378,9 @@ def exact(
         raise ValueError(f"`lp_solver` must be 'simplex' or 'ipm', got {lp_solver!r}")
     if warm_start is not None and not isinstance(warm_start, ExactSession):
         raise ValueError("`warm_start` must be an ExactSession")
+    if formulation == "qp" and solver in ("highs", "appsi_highs"):
+        raise ValueError("formulation 'qp' is a non-convex binary quadratic program, which HiGHS does not "
+                         "solve; choose an MIQP solver (e.g. solver='gurobi' or 'scip') or another formulation")
     if solver != "highs" or formulation != "auto":
         from ._pyomo import solve_formulation
 

@@ -1,0 +1,140 @@
+"""The exact solver: optimality against enumeration, bounds, time limits, sessions."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from optalloc.bench import half_free_mesh
+from optalloc.ksubset import ExactSession, brute, exact, solve
+
+from ksubset_truth import at_most, close
+
+
+def mesh_cells(shape, free_share, seed):
+    rng = np.random.default_rng(seed)
+    cells = np.array(list(itertools.product(*(range(s) for s in shape))))
+    keep = rng.random(len(cells)) < free_share
+    return cells[keep]
+
+
+# C(n, k) above the enumeration screen (20000), so the cut loop runs, yet
+# small enough for brute force in the test.
+CUT_LOOP_CASES = [
+    ("2d-half", mesh_cells((6, 6), 0.55, 1), 8),
+    ("2d-half-b", mesh_cells((6, 6), 0.55, 2), 9),
+    ("2d-full", mesh_cells((5, 5), 1.0, 0), 7),  # full mesh: many ties
+    ("3d-half", mesh_cells((4, 3, 3), 0.6, 3), 7),
+    ("3d-full", mesh_cells((3, 3, 2), 1.0, 0), 7),
+    ("real", np.random.default_rng(5).uniform(0, 10, size=(20, 2)), 6),
+    ("dups", np.repeat(mesh_cells((4, 4), 0.6, 7), 2, axis=0), 8),
+]
+
+
+@pytest.mark.parametrize("name, pts, k", CUT_LOOP_CASES, ids=[c[0] for c in CUT_LOOP_CASES])
+def test_exact_equals_enumeration(name, pts, k):
+    assert math.comb(len(pts), k) > 20000, "instance too small to reach the cut loop"
+    res = exact(pts, k)
+    opt = brute(pts, k, limit=10**6).objective
+    assert res.status == "optimal"
+    assert close(res.objective, opt), (res.objective, opt)
+    assert res.bound == res.objective and res.gap == 0.0 and res.guarantee == 1.0
+    assert res.extra["phase"] in ("bounds", "cuts", "stalled", "branch")
+
+
+@pytest.mark.parametrize("lp_solver", ["simplex", "ipm"])
+def test_lp_solvers_agree(lp_solver):
+    pts = mesh_cells((6, 6), 0.55, 4)
+    assert exact(pts, 9, lp_solver=lp_solver).objective == brute(pts, 9, limit=10**6).objective
+
+
+def test_branching_reaches_the_optimum():
+    # one cut round only: the branch-and-bound phase must finish the proof
+    pts = mesh_cells((6, 6), 0.55, 2)
+    res = exact(pts, 9, max_rounds=1)
+    assert res.status == "optimal"
+    assert res.objective == brute(pts, 9, limit=10**6).objective
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_screened_small_k(k):
+    pts = half_free_mesh(8, 8, seed=1)
+    res = exact(pts, k)
+    assert res.extra["phase"] == "screen" and res.status == "optimal"
+    assert res.objective == solve(pts, k, method="mm").objective  # MM is exact for k <= 3
+
+
+def test_screened_line_and_all_points():
+    q = np.array([5.0, 1.0, 9.0, 2.0, 3.0, 14.0, 15.0, 16.0, 17.0, 30.0] * 3)
+    assert exact(q, 12).objective == solve(q, 12, method="line").objective
+    pts = half_free_mesh(5, 5, seed=0)
+    assert exact(pts, len(pts)).indices.tolist() == list(range(len(pts)))
+
+
+def test_time_limit_returns_a_valid_bracket():
+    pts = half_free_mesh(16, 16, seed=0)
+    res = exact(pts, 24, time_limit=0.1)
+    assert res.status in ("time_limit", "optimal")
+    assert res.bound is not None and res.bound <= res.objective
+    assert len(res.indices) == 24
+    if res.status == "time_limit":
+        assert res.guarantee is None and res.gap > 0
+    # the bound is a true lower bound: compare with a long heuristic run
+    assert at_most(res.bound, solve(pts, 24, method="mm-inc").objective)
+
+
+def test_rel_gap_stops_early_with_a_proven_gap():
+    pts = mesh_cells((6, 6), 0.55, 1)
+    res = exact(pts, 8, rel_gap=0.5)
+    opt = brute(pts, 8, limit=10**6).objective
+    assert res.status in ("optimal", "feasible")
+    assert at_most(res.bound, opt) and at_most(opt, res.objective)
+    assert res.gap <= 0.5
+
+
+def test_session_caches_and_carries_cuts():
+    session = ExactSession()
+    pts = mesh_cells((6, 6), 0.55, 2)
+    first = exact(pts, 9, warm_start=session)
+    again = exact(pts[::-1], 9, warm_start=session)  # same free set, other order
+    assert again.extra["phase"] == "cache" and session.hits == 1
+    assert again.objective == first.objective
+    if first.extra["phase"] != "bounds":
+        assert session.cuts, "binding triangle cuts should be stored"
+        nxt = exact(pts[1:], 9, warm_start=session)
+        assert nxt.extra["seeded_cuts"] > 0
+        assert nxt.objective == brute(pts[1:], 9, limit=10**6).objective
+
+
+@pytest.mark.parametrize("formulation", ["pairwise", "glover", "axis"])
+def test_formulations_through_pyomo(formulation):
+    pts = mesh_cells((4, 4), 0.7, 1)
+    res = exact(pts, 5, formulation=formulation)
+    assert res.status == "optimal"
+    assert res.objective == brute(pts, 5).objective
+    assert res.extra["formulation"] == formulation
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"solver": "no-such-solver"}, "not available"),
+        ({"formulation": "nope"}, "unknown formulation"),
+        ({"formulation": "qp"}, "HiGHS does not solve"),
+        ({"time_limit": -1}, "`time_limit` must be positive"),
+        ({"rel_gap": 1.5}, r"`rel_gap` must be in \[0, 1\)"),
+        ({"lp_solver": "barrier"}, "`lp_solver` must be"),
+        ({"warm_start": {}}, "ExactSession"),
+    ],
+)
+def test_bad_options(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        exact(mesh_cells((4, 4), 0.7, 1), 5, **kwargs)
+
+
+def test_bad_k():
+    with pytest.raises(ValueError, match="`k` must be between 1"):
+        exact([[0, 0], [1, 1]], 3)
