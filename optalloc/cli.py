@@ -175,7 +175,9 @@ def _match_chosen(pts: np.ndarray, chosen: np.ndarray, path: str) -> np.ndarray:
 def _cmd_gap(args) -> int:
     pts, _ = _load(args)
     chosen = _match_chosen(pts, read_points(args.chosen), args.chosen)
-    rep = gap(pts, chosen)
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise UsageError(f"--time-limit must be positive, got {args.time_limit}")
+    rep = gap(pts, chosen, time_limit=args.time_limit if args.time_limit is not None else 10.0)
     if args.json:
         _print_json(rep.to_dict())
         return EXIT_OK
@@ -245,6 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Evaluate an allocation against the optimum or proven bounds.")
     _add_instance(p)
     p.add_argument("--chosen", metavar="FILE", required=True, help="the allocation, as a points file")
+    p.add_argument("--time-limit", type=float, metavar="S",
+                   help="seconds for the exact solver on large instances (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_gap)
 

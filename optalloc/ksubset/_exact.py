@@ -193,20 +193,18 @@ class _PairLP:
         self._add(np.full(len(tri), -inf), np.zeros(len(tri)), index, value, keys)
 
     def drop_slack(self, min_age: int, tol: float = 1e-6) -> int:
-        """Delete cut rows (not the base rows) slack for ``min_age`` rounds."""
+        """Delete triangle rows slack for ``min_age`` rounds in a row.
+
+        Linking rows stay: dropping them makes the LP cycle."""
         rv = self.row_values
         if len(rv) != self.rows:
             return 0
-        upper = np.where(self.keys[:, 0] == self.LOW, 1.0, 0.0)
-        slack = (self.keys[:, 0] != self.BASE) & (rv < upper - tol)
+        slack = (self.keys[:, 0] == self.TRI) & (rv < -tol)
         self.age = np.where(slack, self.age + 1, 0)
         drop = np.flatnonzero(self.age > min_age)
         if len(drop) == 0:
             return 0
         self.h.deleteRows(len(drop), drop.astype(np.int32))
-        up = self.keys[drop]
-        up = up[up[:, 0] == self.UP]
-        self.up[up[:, 1], up[:, 2]] = False
         keep = np.ones(self.rows, dtype=bool)
         keep[drop] = False
         self.keys, self.age, self.row_values = self.keys[keep], self.age[keep], rv[keep]
@@ -241,8 +239,10 @@ class _PairLP:
             z = np.zeros(len(cols))
             self.h.changeColsBounds(len(cols), cols, z, z)
 
-    def separate(self, x: np.ndarray, y: np.ndarray, max_rows: int, per_point: int) -> int:
-        """Add the most violated rows at (x, y); returns how many were added."""
+    def separate(self, x: np.ndarray, y: np.ndarray, max_rows: int, per_point: int) -> tuple[int, int]:
+        """Add violated rows at (x, y): every violated linking row (two or
+        three entries each), and when there are none, up to ``max_rows``
+        most violated triangle inequalities.  Returns (linking, triangles)."""
         n = self.n
         Y = np.zeros((n, n))
         Y[self.iu, self.ju] = y
@@ -250,12 +250,12 @@ class _PairLP:
         viol = Y - x[:, None]
         np.fill_diagonal(viol, -1)
         a, b = np.nonzero(viol > 1e-6)
-        order = np.argsort(-viol[a, b], kind="stable")[:max_rows]
         before = self.rows
-        self.add_up(a[order], b[order])
-        self.add_low(np.flatnonzero(x[self.iu] + x[self.ju] - y - 1 > 1e-6)[:max_rows])
-        room = max_rows - (self.rows - before)
-        if room > max_rows // 2:
+        self.add_up(a, b)
+        self.add_low(np.flatnonzero(x[self.iu] + x[self.ju] - y - 1 > 1e-6))
+        links = self.rows - before
+        room = max_rows if links == 0 else 0
+        if room:
             found = []
             for i in np.flatnonzero(x > 1e-6):
                 T = Y[i][:, None] + Y[i][None, :] - Y - x[i]
@@ -270,7 +270,7 @@ class _PairLP:
                 vals = np.concatenate([f[0] for f in found])
                 tri = np.concatenate([f[1] for f in found])
                 self.add_triangles(tri[np.argsort(-vals, kind="stable")[:room]])
-        return self.rows - before
+        return links, self.rows - before - links
 
     def complete(self) -> None:
         """All linking rows y_ab <= x_a, so that binary x makes y exact."""
@@ -539,10 +539,12 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         if closed(lb, ub) or done_gap(lb, ub):
             break
         lp.drop_slack(min_age=3)
-        added = lp.separate(x, y, per_round, max(4, per_round // max(1, int((x > _EPS).sum()))))
-        if added == 0:
+        links, cuts = lp.separate(x, y, per_round, max(4, per_round // max(1, int((x > _EPS).sum()))))
+        if links + cuts == 0:
             phase = "stalled"
             break
+        if links:  # the bound only stalls once the linking rows hold
+            continue
         last.append(obj)
         if len(last) >= 4 and last[-1] - last[-4] < 0.01 * max(1.0, ub - last[-1]):
             phase = "stalled"
