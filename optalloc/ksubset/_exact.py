@@ -549,7 +549,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         if len(last) >= 4 and last[-1] - last[-4] < 0.01 * max(1.0, ub - last[-1]):
             phase = "stalled"
             break
-    extra.update({"rows": int(lp.rows), "fixed": int(lp.fixed0.sum())})
+    extra.update({"rows": int(lp.rows), "fixed": int(lp.fixed0.sum()), "triangles": int(len(lp.triangles()))})
     if session is not None:
         session.remember(pts, lp.binding_triangles())
     if not (closed(lb, ub) or done_gap(lb, ub)) and (time_left() is None or time_left() > 0):

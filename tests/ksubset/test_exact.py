@@ -97,16 +97,17 @@ def test_rel_gap_stops_early_with_a_proven_gap():
 
 def test_session_caches_and_carries_cuts():
     session = ExactSession()
-    pts = mesh_cells((6, 6), 0.55, 2)
-    first = exact(pts, 9, warm_start=session)
-    again = exact(pts[::-1], 9, warm_start=session)  # same free set, other order
+    pts = mesh_cells((8, 8), 0.5, 3)  # needs triangle cuts at k = 10
+    first = exact(pts, 10, warm_start=session)
+    assert first.status == "optimal" and first.extra["triangles"] > 0
+    assert session.cuts, "binding triangle cuts should be stored"
+    again = exact(pts[::-1], 10, warm_start=session)  # same free set, other order
     assert again.extra["phase"] == "cache" and session.hits == 1
     assert again.objective == first.objective
-    if first.extra["phase"] != "bounds":
-        assert session.cuts, "binding triangle cuts should be stored"
-        nxt = exact(pts[1:], 9, warm_start=session)
-        assert nxt.extra["seeded_cuts"] > 0
-        assert nxt.objective == brute(pts[1:], 9, limit=10**6).objective
+    nxt = exact(pts[1:], 10, warm_start=session)
+    assert nxt.extra["seeded_cuts"] > 0
+    assert nxt.status == "optimal"
+    assert nxt.objective == exact(pts[1:], 10).objective  # same optimum without the session
 
 
 @pytest.mark.parametrize("formulation", ["pairwise", "glover", "axis"])
