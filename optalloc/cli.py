@@ -209,7 +209,15 @@ def _cmd_bench(args) -> int:
         if not args.json:
             print(f"running {name} ...", file=sys.stderr, flush=True)
 
-    rows = bench.run(quick=args.quick, repeat=args.repeat, progress=progress)
+    rows = []
+    if args.suite in ("heuristics", "all"):
+        rows += bench.run(quick=args.quick, repeat=args.repeat, progress=progress)
+    if args.suite in ("exact", "all"):
+        if args.limit is not None and not args.limit > 0:
+            raise UsageError(f"--limit must be positive, got {args.limit}")
+        ks, seeds = ((8,), (0,)) if args.quick else ((8, 16, 32), (0, 1, 2))
+        rows += bench.run_exact(ks=ks, seeds=seeds, limit=args.limit or 60.0, side=8 if args.quick else 16,
+                                progress=progress)
     if args.json:
         _print_json([r.to_dict() for r in rows])
     else:
@@ -256,6 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Time the solvers against baselines run in the same process.")
     p.add_argument("--quick", action="store_true", help="small instances (seconds)")
     p.add_argument("--repeat", type=int, default=5, help="repetitions of the timed side (best is kept)")
+    p.add_argument("--suite", choices=("heuristics", "exact", "all"), default="heuristics",
+                   help="heuristics (seconds, default), exact (the exact solver against the plain "
+                   "pairwise MIP: up to 2 x 9 x --limit seconds) or all")
+    p.add_argument("--limit", type=float, metavar="S", help="time limit per exact solve (default 60)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=_cmd_bench)
     return parser

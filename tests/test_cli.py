@@ -153,3 +153,25 @@ def test_bench_quick(capsys):
     assert {r["case"] for r in rows} >= {"mm", "mc1x1", "gen-alg", "line", "k3", "weight"}
     assert all(r["agree"] for r in rows)
     assert all(r["seconds"] > 0 and r["baseline_seconds"] > 0 for r in rows)
+
+
+def test_solve_exact_with_time_limit(capsys, tmp_path):
+    mesh = tmp_path / "mesh.txt"
+    mesh.write_text("..#..\n.#...\n...#.\n#....\n..#..\n")
+    code, out, err = run(capsys, "solve", "--mesh", mesh, "--k", 6, "--method", "exact", "--time-limit", 30, "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    free = read_mesh(mesh).free_points()
+    assert res["status"] == "optimal" and res["objective"] == brute(free, 6).objective
+
+
+def test_gap_time_limit_must_be_positive(capsys):
+    code, _, err = run(capsys, "gap", "--points", PLANE, "--chosen", CHOSEN, "--time-limit", 0)
+    assert code == 2 and "--time-limit must be positive" in err
+
+
+def test_bench_exact_suite_quick(capsys):
+    code, out, err = run(capsys, "bench", "--suite", "exact", "--quick", "--limit", 30, "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert len(rows) == 1 and rows[0]["agree"]
