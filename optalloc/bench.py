@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ksubset import brute, exact, gen_alg, k3, line, mc1x1, mm, mm_inc, weight
+from .ksubset import brute, exact, gen_alg, k3, line, mc1x1, mm, mm_inc, ptas, weight
 from .ksubset._reference import (
     gen_alg_reference,
     line_reference,
@@ -127,6 +127,25 @@ def run_exact(*, ks=(8, 16, 32), seeds=(0, 1, 2), limit: float = 60.0, side: int
             agree = ours.status == "optimal" and base.objective >= ours.objective - 1e-9
             rows.append(BenchRow(f"exact ({ours.status})", inst, ours.wall_time, "pairwise MIP, HiGHS",
                                  base.wall_time, agree, capped))
+    return rows
+
+
+def run_ptas(*, n: int = 10, k: int = 6, ms=(1, 2, 3), seed: int = 0, progress=None) -> list[BenchRow]:
+    """PTAS running time as m grows, against brute force on the same instance.
+
+    ``agree`` means the PTAS met its guarantee (exact for m = k)."""
+    pts = half_free_mesh(6, 6, seed=seed)[:n]
+    t0 = time.perf_counter()
+    opt = brute(pts, k).objective
+    t_brute = time.perf_counter() - t0
+    rows = []
+    for m in ms:
+        if progress:
+            progress(f"ptas m={m}")
+        res = ptas(pts, k, m=m)
+        ok = res.objective <= (res.guarantee or float("inf")) * opt + 1e-9
+        rows.append(BenchRow(f"ptas m={m} (W/OPT {res.objective / opt:.3f})", f"{n} free cells of a 6x6 mesh, k={k}",
+                             res.wall_time, "brute force", t_brute, bool(ok)))
     return rows
 
 

@@ -218,6 +218,7 @@ def _cmd_bench(args) -> int:
         ks, seeds = ((8,), (0,)) if args.quick else ((8, 16, 32), (0, 1, 2))
         rows += bench.run_exact(ks=ks, seeds=seeds, limit=args.limit or 60.0, side=8 if args.quick else 16,
                                 progress=progress)
+        rows += bench.run_ptas(ms=(1, 2) if args.quick else (1, 2, 3), progress=progress)
     if args.json:
         _print_json([r.to_dict() for r in rows])
     else:

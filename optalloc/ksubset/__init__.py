@@ -18,6 +18,11 @@ name          algorithm                                     guarantee
 ``line``      sliding window, 1D and ring                   exact
 ``k3``        k = 3 via nearest neighbours                  exact
 ``brute``     enumeration of all subsets                    exact
+``exact``     triangle-cut loop on the pairwise LP, then    exact (proven),
+              branch-and-bound (HiGHS); any Pyomo solver    or a bracket
+``ptas``      strip enumeration (plane), m strips per axis  1/(1 - 1/(2(m-2))
+                                                            - 2/(m-1)); m = k:
+                                                            exact
 ============  ============================================  ==================
 
 ``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
@@ -31,6 +36,7 @@ from ._gap import GapReport, gap
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
+from ._ptas import ptas
 from ._small import brute, k3
 from ._solve import METHODS, method_options, solve
 
@@ -47,6 +53,7 @@ __all__ = [
     "k3",
     "brute",
     "exact",
+    "ptas",
     "ExactSession",
     "lower_bound",
     "neighbour_bound",

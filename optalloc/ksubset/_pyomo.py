@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -57,7 +58,15 @@ def solve_formulation(pts, k, *, solver, formulation, time_limit, rel_gap, start
     has_solution = len(results.solution) > 0 if hasattr(results, "solution") else False
     chosen = None
     if has_solution:
-        model.solutions.load_from(results)
+        # a time-limited run carries a solution with an 'aborted' status;
+        # loading it is intended, so Pyomo's warning about it is muted
+        quiet = logging.getLogger("pyomo.core")
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)
+        try:
+            model.solutions.load_from(results)
+        finally:
+            quiet.setLevel(level)
         x = np.array([pyo.value(model.x[i]) for i in range(len(pts))])
         cand = np.flatnonzero(x > 0.5)
         if len(cand) == k:

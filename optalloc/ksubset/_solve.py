@@ -8,6 +8,7 @@ from ._exact import exact
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
+from ._ptas import ptas
 from ._small import brute, k3
 
 #: Method name -> function.  Names are what users and the CLI type.
@@ -20,6 +21,7 @@ METHODS = {
     "k3": k3,
     "brute": brute,
     "exact": exact,
+    "ptas": ptas,
 }
 
 
