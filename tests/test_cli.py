@@ -174,4 +174,5 @@ def test_bench_exact_suite_quick(capsys):
     code, out, err = run(capsys, "bench", "--suite", "exact", "--quick", "--limit", 30, "--json")
     assert code == 0, err
     rows = json.loads(out)
-    assert len(rows) == 1 and rows[0]["agree"]
+    assert [r["case"].split()[0] for r in rows] == ["exact", "ptas", "ptas"]
+    assert all(r["agree"] for r in rows)
