@@ -209,6 +209,8 @@ def _cmd_bench(args) -> int:
         if not args.json:
             print(f"running {name} ...", file=sys.stderr, flush=True)
 
+    if args.limit is not None and args.suite == "heuristics":
+        raise UsageError("--limit applies to --suite exact or all")
     rows = []
     if args.suite in ("heuristics", "all"):
         rows += bench.run(quick=args.quick, repeat=args.repeat, progress=progress)
@@ -264,7 +266,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="performance figures as ratios against baselines",
                        description="Time the solvers against baselines run in the same process.")
     p.add_argument("--quick", action="store_true", help="small instances (seconds)")
-    p.add_argument("--repeat", type=int, default=5, help="repetitions of the timed side (best is kept)")
+    p.add_argument("--repeat", type=int, default=5,
+                   help="repetitions of each side of a heuristics case (the best is kept; 3 s budget per side)")
     p.add_argument("--suite", choices=("heuristics", "exact", "all"), default="heuristics",
                    help="heuristics (seconds, default), exact (the exact solver against the plain "
                    "pairwise MIP: up to 2 x 9 x --limit seconds) or all")

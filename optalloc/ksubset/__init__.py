@@ -9,8 +9,8 @@ Methods (``solve(points, k, method=NAME)``):
 ============  ============================================  ==================
 name          algorithm                                     guarantee
 ============  ============================================  ==================
-``mm``        Manhattan Median: k nearest around every      7/4 (2D),
-              point of the coordinate grid                  2 - 1/(2d)
+``mm``        Manhattan Median: k nearest around every      min(2 - 1/(2d),
+              point of the coordinate grid                  2 - 2/k); 7/4 (2D)
 ``gen-alg``   k nearest around every input point            2 - 2/k
 ``mc1x1``     shells by L-inf distance, optional            d (2 - 2/k),
               tie-breaking; MC with a requested shape       4 in 2D as k grows

@@ -336,7 +336,8 @@ def exact(
     max_rounds : int, optional
         Cut rounds before switching to branch-and-bound.
     cuts_per_round : int, optional
-        Rows added per round (default 10 n).
+        Triangle inequalities added per round (default 10 n); violated
+        linking rows are always all added.
     verbose : bool, optional
         Print one line per round.
 
@@ -344,8 +345,14 @@ def exact(
     -------
     Result
         ``status="optimal"`` only when proven; ``bound`` is always a proven
-        lower bound; ``extra`` reports rounds, rows, fixed points and the
-        phase that closed the gap.
+        lower bound; ``extra`` reports rounds, rows, triangle rows, fixed
+        points, seeded cuts and the phase that closed the gap ("screen",
+        "cache", "bounds", "cuts", "stalled" or "branch").
+
+    Notes
+    -----
+    The time limit covers the cut loop and branch-and-bound, not the
+    screening and the starting heuristics (milliseconds on meshes).
 
     Raises
     ------
@@ -391,8 +398,10 @@ def exact(
         hit = warm_start.cache.get(key)
         if hit is not None:
             warm_start.hits += 1
-            where = {tuple(p): i for i, p in enumerate(pts)}
-            idx = [where[p] for p in hit]
+            where: dict[tuple, list[int]] = {}
+            for i, p in enumerate(map(tuple, pts)):
+                where.setdefault(p, []).append(i)
+            idx = [where[p].pop(0) for p in hit]  # repeated points take successive rows
             return make_result(pts, idx, method="exact", start=start, status="optimal", message="cached",
                                extra={"phase": "cache"}, exact=True)
 
@@ -499,6 +508,10 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     if closed(lb, ub):
         return make_result(pts, inc_idx, method="exact", start=start, bound=ub, status="optimal",
                            message="heuristic matches a cheap bound", extra=extra, exact=True)
+    if done_gap(lb, ub):
+        return make_result(pts, inc_idx, method="exact", start=start, bound=lb, status="feasible",
+                           message=f"cheap bounds already within the requested relative gap {rel_gap:g}",
+                           extra=extra, exact=True)
 
     dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
     everyone = np.arange(n)

@@ -50,7 +50,7 @@ def solve(points, k, *, method="mm", **options):
         Number of points to choose.
     method : str
         One of ``"mm"``, ``"gen-alg"``, ``"mc1x1"``, ``"mm-inc"``,
-        ``"line"``, ``"k3"``, ``"brute"``.
+        ``"line"``, ``"k3"``, ``"brute"``, ``"exact"``, ``"ptas"``.
     **options
         Keyword options of that method (see its function).
 
