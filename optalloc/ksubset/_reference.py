@@ -31,29 +31,26 @@ def _nearest_set(pts, centre, k):
     return [i for _, i in dist[:k]]
 
 
-def mm_reference(points, k) -> tuple[list[int], float]:
-    """MM with loops: every grid centre in lexicographic order, first best wins."""
-    pts = [tuple(map(float, p)) for p in points]
-    axes = [sorted(set(c)) for c in zip(*pts)]
+def _best_centre(pts, centres, k) -> tuple[list[int], float]:
     best, best_w = None, float("inf")
-    for centre in itertools.product(*axes):
+    for centre in centres:
         chosen = _nearest_set(pts, centre, k)
         w = _weight_sorted([pts[i] for i in chosen])
         if w < best_w:
             best, best_w = chosen, w
     return sorted(best), best_w
+
+
+def mm_reference(points, k) -> tuple[list[int], float]:
+    """MM with loops: every grid centre in lexicographic order, first best wins."""
+    pts = [tuple(map(float, p)) for p in points]
+    return _best_centre(pts, itertools.product(*[sorted(set(c)) for c in zip(*pts)]), k)
 
 
 def gen_alg_reference(points, k) -> tuple[list[int], float]:
     """Gen-Alg with loops: centres are the points in input order."""
     pts = [tuple(map(float, p)) for p in points]
-    best, best_w = None, float("inf")
-    for centre in pts:
-        chosen = _nearest_set(pts, centre, k)
-        w = _weight_sorted([pts[i] for i in chosen])
-        if w < best_w:
-            best, best_w = chosen, w
-    return sorted(best), best_w
+    return _best_centre(pts, pts, k)
 
 
 def mc1x1_reference(points, k) -> tuple[list[int], int]:
