@@ -427,6 +427,10 @@ def _full_bound(lp: _PairLP, support: np.ndarray, dist: np.ndarray, k: int):
     ``min(0, (k-1) mu - pi0) + sum_q min(0, d_pq - mu_q - mu)``, a concave
     piecewise-linear function maximised at one of its breakpoints.
 
+    Points fixed at 0 by reduced cost count with upper bound 0, so the
+    value bounds the sets that fixing kept, those that could beat the
+    incumbent; the caller combines it with the cutoff.
+
     Returns (bound, penalty of each outside point).  A negative penalty
     marks a point that could still lower the LP: a candidate to add.
     """
@@ -460,7 +464,8 @@ def _full_bound(lp: _PairLP, support: np.ndarray, dist: np.ndarray, k: int):
             np.add.at(aty, (keys[rows, c2], keys[rows, c1]), coef * lv)
     low_rows = np.flatnonzero(kind == lp.LOW)
     bound = k * pi0 + lam[low_rows].sum()
-    bound += np.minimum(0.0, -atx).sum()
+    # points fixed at 0 (reduced-cost fixing) have upper bound 0: no term
+    bound += np.minimum(0.0, -atx)[~lp.fixed0].sum()
     dr = dist[np.ix_(support, support)]
     rcy = dr - aty
     bound += np.minimum(0.0, rcy[np.triu_indices(r, 1)]).sum()
@@ -537,10 +542,12 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
             break
         extra["rounds"] = rnd + 1
         # the Lagrangian value of the LP's multipliers: a bound that does not
-        # rely on the solver's tolerances
-        lb = max(lb, _full_bound(lp, everyone, dist, k)[0])
+        # rely on the solver's tolerances.  It covers the sets the fixings
+        # kept; those fixed away cost more than the cutoff.
         x, y = v[:n], v[n:]
         cutoff = (ub - 1 + 1e-6) if integral else ub
+        value = _full_bound(lp, everyone, dist, k)[0]
+        lb = ub if value > cutoff else max(lb, value)
         # reduced-cost fixing: a point whose inclusion costs more than the gap is out
         fix = (~lp.fixed0) & (x < _EPS) & (obj + rc[:n] > cutoff)
         if fix.any():
@@ -590,37 +597,42 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
 
 
 def _branch(lp, pts, k, lb, ub, inc_idx, time_left, integral, rel_gap):
-    """Branch-and-bound on the LP with every row found, x binary."""
+    """Branch-and-bound on the LP with every row found, x binary.
+
+    Only sets better than the incumbent are sought (objective bound at the
+    cutoff, points fixed by reduced cost stay out), so an infeasible MIP
+    proves the incumbent optimal, and the MIP's dual bound holds for every
+    set that could beat it.
+    """
     lp.complete()
     h, n = lp.h, lp.n
     hs = lp.highspy
+    cutoff = (ub - 1 + 1e-6) if integral else ub
     h.setOptionValue("solver", "choose")
     h.setOptionValue("mip_rel_gap", max(rel_gap, 1e-9))
+    h.setOptionValue("objective_bound", cutoff)
     if integral:  # W is an integer: a gap below 1/2 closes it
         h.setOptionValue("mip_abs_gap", 0.5)
     if time_left is not None:
         h.setOptionValue("time_limit", max(0.01, time_left))
     cols = np.arange(n, dtype=np.int32)
     h.changeColsIntegrality(n, cols, np.full(n, hs.HighsVarType.kInteger))
-    sol = np.zeros(n + lp.m)
-    sol[inc_idx] = 1
-    chosen = np.zeros(n, dtype=bool)
-    chosen[inc_idx] = True
-    sol[n:] = (chosen[lp.iu] & chosen[lp.ju]).astype(float)
-    hs_sol = hs.HighsSolution()
-    hs_sol.col_value = list(sol)
-    h.setSolution(hs_sol)
     h.run()
+    status = h.getModelStatus()
+    if status == hs.HighsModelStatus.kInfeasible:
+        return ub, ub, inc_idx, "branch"
     info = h.getInfo()
-    if info.mip_dual_bound is not None and math.isfinite(info.mip_dual_bound):
-        lb = max(lb, info.mip_dual_bound - 1e-7 * max(1.0, abs(info.mip_dual_bound)))
-    if h.getInfo().primal_solution_status == 2:
-        v = np.array(h.getSolution().col_value)
-        cand = np.flatnonzero(v[:n] > 0.5)
+    if info.primal_solution_status == 2:
+        cand = np.flatnonzero(np.array(h.getSolution().col_value)[:n] > 0.5)
         if len(cand) == k:
             w = float(weights_of_sets(pts, cand[None])[0])
             if w < ub:
                 inc_idx, ub = cand, w
+    if status == hs.HighsModelStatus.kOptimal and rel_gap == 0:
+        return ub, ub, inc_idx, "branch"
+    dual = info.mip_dual_bound
+    if dual is not None and math.isfinite(dual):
+        lb = max(lb, min(dual - 1e-7 * max(1.0, abs(dual)), cutoff))
     return lb, ub, inc_idx, "branch"
 
 
