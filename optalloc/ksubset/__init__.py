@@ -29,7 +29,7 @@ name          algorithm                                     guarantee
 bounds; ``gap`` certifies how far a given allocation is from optimal.
 """
 
-from ._bounds import axis_bound, lower_bound, neighbour_bound
+from ._bounds import axis_bound, lower_bound, neighbour_bound, town_bound
 from ._common import weight
 from ._exact import ExactSession, exact
 from ._gap import GapReport, gap
@@ -58,6 +58,7 @@ __all__ = [
     "lower_bound",
     "neighbour_bound",
     "axis_bound",
+    "town_bound",
     "gap",
     "GapReport",
 ]

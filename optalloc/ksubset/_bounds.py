@@ -12,6 +12,13 @@
     distance along axis a.  So ``W(OPT) >= sum_a min_S W_a(S)``, and each
     term is a one-dimensional instance solved exactly by the sliding window
     of SAND2003 sec. 5.1.1.
+``town_bound``
+    The least W of k distinct points of the integer lattice Z^2 ("optimal
+    town", OEIS A193452, k <= 49; Demaine et al., arXiv:1009.5628, Table 1)
+    or Z^3 (OEIS A290190, k <= 13) bounds W of any k distinct integer
+    points of the plane (or space) from below, whatever the free set.  It
+    is the bound that matters on empty or nearly empty meshes, where the
+    LP relaxation has many symmetric optima.
 """
 
 from __future__ import annotations
@@ -68,11 +75,39 @@ def axis_bound(points, k) -> float:
     return total
 
 
+#: OEIS A193452: least W of k distinct points of Z^2, k = 1..49.
+TOWN_2D = (0, 1, 4, 8, 16, 25, 38, 54, 72, 96, 124, 152, 188, 227, 272, 318, 374, 433, 496, 563, 632, 716,
+           804, 895, 992, 1091, 1204, 1318, 1442, 1570, 1704, 1840, 1996, 2153, 2318, 2486, 2656, 2847, 3040,
+           3241, 3446, 3662, 3886, 4112, 4360, 4612, 4868, 5128, 5398)
+#: OEIS A290190 (with k = 1 prepended): least W of k distinct points of Z^3, k = 1..13.
+TOWN_3D = (0, 1, 4, 8, 16, 25, 36, 48, 68, 89, 112, 136, 168)
+
+
+def town_bound(points, k) -> float:
+    """The optimal-town value for k when the points are distinct lattice
+    points of Z^2 or Z^3 and the table covers k; 0 otherwise.
+
+    Examples
+    --------
+    >>> from optalloc.ksubset import town_bound
+    >>> town_bound([[x, y] for x in range(5) for y in range(5)], 7)
+    38.0
+    """
+    points = validate_points(points)
+    k = validate_k(k, len(points))
+    table = {2: TOWN_2D, 3: TOWN_3D}.get(points.shape[1])
+    if table is None or k > len(table) or not np.all(points == np.round(points)):
+        return 0.0
+    if len(np.unique(points, axis=0)) != len(points):
+        return 0.0
+    return float(table[k - 1])
+
+
 def lower_bound(points, k) -> dict[str, float]:
     """All cheap bounds of this module, by name."""
     points = validate_points(points)
     k = validate_k(k, len(points))
-    return {"neighbour": neighbour_bound(points, k), "axis": axis_bound(points, k)}
+    return {"neighbour": neighbour_bound(points, k), "axis": axis_bound(points, k), "town": town_bound(points, k)}
 
 
-__all__ = ["neighbour_sums", "neighbour_bound", "axis_bound", "lower_bound"]
+__all__ = ["neighbour_sums", "neighbour_bound", "axis_bound", "town_bound", "lower_bound", "TOWN_2D", "TOWN_3D"]

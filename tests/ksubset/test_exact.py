@@ -139,3 +139,30 @@ def test_bad_options(kwargs, match):
 def test_bad_k():
     with pytest.raises(ValueError, match="`k` must be between 1"):
         exact([[0, 0], [1, 1]], 3)
+
+
+@pytest.mark.parametrize("k", range(1, 8))
+def test_town_values_against_enumeration(k):
+    # the optimal-town tables, checked where enumeration is cheap: a 5 x 5
+    # grid holds an optimal town for these k
+    from optalloc.ksubset import town_bound
+
+    grid = np.array(list(itertools.product(range(5), range(5))))
+    assert town_bound(grid, k) == brute(grid, k, limit=10**6).objective
+    cube = np.array(list(itertools.product(range(3), range(3), range(3))))
+    if k <= 6:
+        assert town_bound(cube, k) == brute(cube, k, limit=10**6).objective
+
+
+def test_town_bound_needs_distinct_lattice_points():
+    from optalloc.ksubset import town_bound
+
+    assert town_bound([[0, 0], [0, 0], [1, 0], [1, 1]], 3) == 0.0  # duplicates
+    assert town_bound([[0, 0.5], [1, 0], [1, 1], [2, 2]], 3) == 0.0  # not a lattice
+    assert town_bound(np.zeros((60, 2)) + np.arange(60)[:, None], 50) == 0.0  # beyond the table
+
+
+def test_empty_mesh_closed_by_the_town_bound():
+    full = np.array(list(itertools.product(range(8), range(8))))
+    res = exact(full, 12)  # a 3 x 4 block reaches town(12) = 152
+    assert res.status == "optimal" and res.objective == 152 and res.extra["phase"] == "bounds"
