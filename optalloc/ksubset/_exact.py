@@ -90,7 +90,7 @@ class ExactSession:
         out = []
         for key in self.cuts:
             idx = [where.get(p) for p in key]
-            if None not in idx:
+            if None not in idx and len(set(idx)) == 3:  # repeated points share a key
                 out.append(idx)
         return np.array(out, dtype=np.intp).reshape(-1, 3)
 
@@ -105,13 +105,12 @@ class _PairLP:
 
     BASE, UP, LOW, TRI = 0, 1, 2, 3
 
-    def __init__(self, points: np.ndarray, k: int, lp_solver: str):
+    def __init__(self, dist: np.ndarray, k: int, lp_solver: str):
         import highspy
 
         self.highspy = highspy
-        n = len(points)
+        n = len(dist)
         self.n, self.k = n, k
-        dist = np.abs(points[:, None, :] - points[None, :, :]).sum(axis=2)
         iu, ju = np.triu_indices(n, 1)
         self.iu, self.ju = iu, ju
         self.m = len(iu)
@@ -415,40 +414,30 @@ def exact(
     return res
 
 
-def _full_bound(lp: _PairLP, support: np.ndarray, dist: np.ndarray, k: int):
-    """A proven lower bound for the whole instance from the restricted LP's duals.
+def _lagrangian_bound(lp: _PairLP, dist: np.ndarray, k: int) -> float:
+    """A lower bound from the LP's row multipliers, exact for any multipliers.
 
-    Every column of the full pairwise LP has bounds [0, 1], so for row
+    Every column of the pairwise LP has bounds [0, 1], so for row
     multipliers lam (free on equality rows, <= 0 on <= rows)
-    ``L(lam) = b . lam + sum_j min(0, c_j - (A^T lam)_j)`` is a lower bound
-    (Lagrangian duality), whatever their accuracy.  The rows of points
-    outside the support are absent from the restricted LP; their RLT
-    multiplier mu_p is chosen per point to maximise its own terms
-    ``min(0, (k-1) mu - pi0) + sum_q min(0, d_pq - mu_q - mu)``, a concave
-    piecewise-linear function maximised at one of its breakpoints.
-
-    Points fixed at 0 by reduced cost count with upper bound 0, so the
-    value bounds the sets that fixing kept, those that could beat the
-    incumbent; the caller combines it with the cutoff.
-
-    Returns (bound, penalty of each outside point).  A negative penalty
-    marks a point that could still lower the LP: a candidate to add.
+    ``L(lam) = b . lam + sum_j min(0, c_j - (A^T lam)_j)`` bounds the LP,
+    hence the optimum, from below (Lagrangian duality), however accurate the
+    solver's multipliers are.  Points fixed at 0 by reduced cost count with
+    upper bound 0, so the value bounds the sets the fixings kept, those
+    that could beat the incumbent; the caller combines it with the cutoff.
     """
     lam = lp.row_duals
-    n_all = len(dist)
-    outside = np.setdiff1d(np.arange(n_all), support)
     if lam is None or len(lam) != lp.rows:
-        return -np.inf, np.zeros(len(outside))
+        return -np.inf
     keys = lp.keys
     kind = keys[:, 0]
     lam = np.where(kind == lp.BASE, lam, np.minimum(lam, 0.0))
-    r = lp.n
+    n = lp.n
     base = np.flatnonzero(kind == lp.BASE)
     pi0 = lam[base[0]]
-    mu = np.zeros(r)
+    mu = np.zeros(n)
     mu[keys[base[1:], 1]] = lam[base[1:]]
-    # A^T lam on the restricted columns: x (r) and y (r x r, symmetric)
-    atx = np.full(r, pi0) - (k - 1) * mu
+    # A^T lam: x columns (n) and y columns (n x n, symmetric)
+    atx = np.full(n, pi0) - (k - 1) * mu
     aty = mu[:, None] + mu[None, :]
     for code, sx, sy in ((lp.UP, ((1, -1.0),), ((1, 2, 1.0),)),
                          (lp.LOW, ((1, 1.0), (2, 1.0)), ((1, 2, -1.0),)),
@@ -462,30 +451,10 @@ def _full_bound(lp: _PairLP, support: np.ndarray, dist: np.ndarray, k: int):
         for c1, c2, coef in sy:
             np.add.at(aty, (keys[rows, c1], keys[rows, c2]), coef * lv)
             np.add.at(aty, (keys[rows, c2], keys[rows, c1]), coef * lv)
-    low_rows = np.flatnonzero(kind == lp.LOW)
-    bound = k * pi0 + lam[low_rows].sum()
-    # points fixed at 0 (reduced-cost fixing) have upper bound 0: no term
+    bound = k * pi0 + lam[kind == lp.LOW].sum()
     bound += np.minimum(0.0, -atx)[~lp.fixed0].sum()
-    dr = dist[np.ix_(support, support)]
-    rcy = dr - aty
-    bound += np.minimum(0.0, rcy[np.triu_indices(r, 1)]).sum()
-    if len(outside) == 0:
-        return float(bound), np.zeros(0)
-    # outside points: choose mu_p at the best breakpoint
-    dq = dist[np.ix_(outside, support)] - mu[None, :]  # d_pq - mu_q
-    cands = np.concatenate([dq, np.full((len(outside), 1), pi0 / (k - 1))], axis=1)  # (o, r+1)
-    val = np.minimum(0.0, (k - 1) * cands - pi0)
-    val += np.minimum(0.0, dq[:, None, :] - cands[:, :, None]).sum(axis=2)
-    best = np.argmax(val, axis=1)
-    mu_out = cands[np.arange(len(outside)), best]
-    penalty = val[np.arange(len(outside)), best]
-    # pairs of outside points
-    if len(outside) > 1:
-        oo = dist[np.ix_(outside, outside)] - mu_out[:, None] - mu_out[None, :]
-        np.fill_diagonal(oo, 0.0)
-        pair_pen = np.minimum(0.0, oo)
-        penalty = penalty + 0.5 * pair_pen.sum(axis=1)
-    return float(bound + penalty.sum()), penalty
+    bound += np.minimum(0.0, (dist - aty)[lp.iu, lp.ju]).sum()
+    return float(bound)
 
 
 def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_rounds, cuts_per_round, verbose):
@@ -520,8 +489,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
                            extra=extra, exact=True)
 
     dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
-    everyone = np.arange(n)
-    lp = _PairLP(pts, k, lp_solver)
+    lp = _PairLP(dist, k, lp_solver)
     if session is not None:
         seeds = session.seeds(pts)
         lp.add_triangles(seeds)
@@ -530,7 +498,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     # linking rows of each point with its 2k nearest: the LP would violate
     # them first (measured: half the time of adding them on demand)
     near = np.argsort(dist, axis=1, kind="stable")[:, 1 : 2 * k + 1]
-    a, b = np.repeat(everyone, near.shape[1]), near.ravel()
+    a, b = np.repeat(np.arange(n), near.shape[1]), near.ravel()
     lp.add_up(a, b)
     lp.add_up(b, a)
     status_msg, phase, last = "", "cuts", []
@@ -547,7 +515,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         # kept; those fixed away cost more than the cutoff.
         x, y = v[:n], v[n:]
         cutoff = (ub - 1 + 1e-6) if integral else ub
-        value = _full_bound(lp, everyone, dist, k)[0]
+        value = _lagrangian_bound(lp, dist, k)
         lb = ub if value > cutoff else max(lb, value)
         # reduced-cost fixing: a point whose inclusion costs more than the gap is out
         fix = (~lp.fixed0) & (x < _EPS) & (obj + rc[:n] > cutoff)

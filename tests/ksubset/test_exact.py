@@ -166,3 +166,15 @@ def test_empty_mesh_closed_by_the_town_bound():
     full = np.array(list(itertools.product(range(8), range(8))))
     res = exact(full, 12)  # a 3 x 4 block reaches town(12) = 152
     assert res.status == "optimal" and res.objective == 152 and res.extra["phase"] == "bounds"
+
+
+def test_session_with_repeated_points():
+    # repeated locations share a coordinate key: seeded cuts and cached
+    # answers must still name distinct rows
+    session = ExactSession()
+    pts = np.repeat(mesh_cells((4, 4), 0.6, 7), 2, axis=0)
+    first = exact(pts, 8, warm_start=session)
+    cached = exact(pts, 8, warm_start=session)
+    assert len(set(cached.indices.tolist())) == 8 and cached.objective == first.objective
+    nxt = exact(pts[2:], 8, warm_start=session)
+    assert nxt.objective == brute(pts[2:], 8, limit=10**6).objective
