@@ -176,3 +176,13 @@ def test_bench_exact_suite_quick(capsys):
     rows = json.loads(out)
     assert [r["case"].split()[0] for r in rows] == ["exact", "ptas", "ptas"]
     assert all(r["agree"] for r in rows)
+
+
+def test_solve_ptas_strips(capsys):
+    code, out, err = run(capsys, "solve", "--points", PLANE, "--k", 3, "--method", "ptas", "--strips", 1, "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["extra"]["m"] == 1 and res["guarantee"] is None
+    assert res["objective"] >= brute(read_points(PLANE), 3).objective
+    code, _, err = run(capsys, "solve", "--points", PLANE, "--k", 3, "--method", "mm", "--strips", 2)
+    assert code == 2 and "--strips does not apply" in err

@@ -3,7 +3,7 @@ SAND2003-3702 sec. 5.3)."""
 
 from __future__ import annotations
 
-import itertools
+import math
 import time
 
 import numpy as np
@@ -86,7 +86,18 @@ def _tables(rows, cols, cap):
     yield from rec(0)
 
 
-def ptas(points, k, *, m=None, time_limit=None):
+#: Largest number of boundary-vector pairs :func:`ptas` accepts without a time limit.
+PTAS_LIMIT = 10**7
+
+
+def _count_cuts(n: int, sizes: np.ndarray) -> int:
+    """Number of boundary vectors of :func:`_cuts` (a stars-and-bars count)."""
+    m = len(sizes)
+    slack = n - int(sizes.sum())
+    return math.comb(slack + m + 1, m + 1) if slack >= 0 else 0
+
+
+def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
     """Strip-enumeration PTAS for the plane.
 
     Guess the structure of an optimal set: m + 1 x-boundaries that cut it
@@ -113,6 +124,9 @@ def ptas(points, k, *, m=None, time_limit=None):
     time_limit : float, optional
         Seconds; on expiry the best set so far is returned with status
         ``"time_limit"``.
+    limit : int, optional
+        Without a time limit, refuse instances with more than this many
+        pairs of boundary vectors (default 1e7), which would not finish.
 
     Returns
     -------
@@ -155,6 +169,12 @@ def ptas(points, k, *, m=None, time_limit=None):
         raise ValueError(f"`m` must be between 1 and k ({k}), got {m}")
     time_limit = validate_positive(time_limit, "time_limit")
     sizes = _sizes(k, m)
+    pairs = _count_cuts(n, sizes) ** 2
+    if time_limit is None and pairs > limit:
+        raise ValueError(
+            f"the PTAS would enumerate {pairs:.3g} pairs of strip boundaries (n = {n}, m = {m}), more than "
+            f"the limit of {limit:.3g}; pass a smaller m, a time_limit, or use method 'exact'"
+        )
     left = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     grad = left - (k - left - sizes)  # points left of the strip minus points right of it
 

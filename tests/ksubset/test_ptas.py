@@ -77,3 +77,9 @@ def test_bad_options(kwargs, match):
 def test_plane_only():
     with pytest.raises(ValueError, match="in the plane"):
         ptas([[0, 0, 0], [1, 1, 1]], 2)
+
+
+def test_refuses_what_would_not_finish():
+    pts = np.array([(x, y) for x in range(12) for y in range(12)], dtype=float)
+    with pytest.raises(ValueError, match="would enumerate .* pairs of strip boundaries"):
+        ptas(pts, 8, m=4)
