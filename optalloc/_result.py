@@ -82,7 +82,7 @@ class Result:
             out[f.name] = _plain(getattr(self, f.name))
         return out
 
-    def replace(self, **changes) -> "Result":
+    def replace(self, **changes) -> Result:
         """A copy with some fields changed (the result itself is frozen)."""
         return dataclasses.replace(self, **changes)
 
