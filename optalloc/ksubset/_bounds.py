@@ -103,6 +103,12 @@ def town_bound(points, k) -> float:
     return float(table[k - 1])
 
 
+def heuristic_bound(points: np.ndarray, k: int) -> float:
+    """The bound every heuristic reports before its own W / guarantee:
+    the larger of the neighbour and town bounds (both O(n^2) or less)."""
+    return max(neighbour_bound(points, k), town_bound(points, k))
+
+
 def lower_bound(points, k) -> dict[str, float]:
     """All cheap bounds of this module, by name."""
     points = validate_points(points)

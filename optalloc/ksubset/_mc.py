@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from ._bounds import neighbour_bound
+from ._bounds import heuristic_bound
 from ._common import l1_to_all, make_result, validate_k, validate_points, weights_of_sets
 
 _BLOCK = 1 << 23
@@ -257,7 +257,7 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
         g = None
         method_extra = {"request": req.tolist()}
     extra.update(method_extra)
-    bound = neighbour_bound(pts, k)
+    bound = heuristic_bound(pts, k)
     if g is not None:
         bound = max(bound, float(weights_of_sets(pts, np.sort(chosen)[None])[0]) / g)
     return make_result(pts, chosen, method="mc1x1", start=start, guarantee=g, bound=bound, extra=extra)

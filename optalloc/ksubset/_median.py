@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from ._bounds import neighbour_bound, neighbour_sums
+from ._bounds import heuristic_bound
 from ._common import (
     distance_dtype,
     k_nearest,
@@ -89,8 +89,8 @@ def mm(points, k):
     -------
     Result
         ``guarantee`` is ``min(2 - 1/(2d), 2 - 2/k)``: 7/4 in the plane for
-        k >= 8 (1 for k <= 3, where MM is exact); ``bound`` is the larger of the
-        neighbour bound and ``W / guarantee``; ``extra["centre"]`` is the
+        k >= 8 (1 for k <= 3, where MM is exact); ``bound`` is the largest of the
+        neighbour bound, the town bound and ``W / guarantee``; ``extra["centre"]`` is the
         winning median.
 
     Notes
@@ -125,7 +125,7 @@ def mm(points, k):
     best_set, best_w, best_c, seen = _best_of_centres(pts, k, blocks)
     centre = _centre_block(axes, best_c, best_c + 1)[0]
     g = mm_guarantee(d, k)
-    bound = max(neighbour_bound(pts, k), best_w / g)
+    bound = max(heuristic_bound(pts, k), best_w / g)
     return make_result(
         pts,
         best_set,
@@ -179,7 +179,7 @@ def gen_alg(points, k):
     blocks = (pts[lo : lo + step] for lo in range(0, n, step))
     best_set, best_w, best_c, _ = _best_of_centres(pts, k, blocks)
     g = gen_alg_guarantee(k)
-    bound = max(neighbour_bound(pts, k), best_w / g)
+    bound = max(heuristic_bound(pts, k), best_w / g)
     extra = {"centre": pts[best_c].tolist(), "centre_index": best_c}
     return make_result(pts, best_set, method="gen-alg", start=start, guarantee=g, bound=bound, extra=extra)
 
@@ -269,4 +269,4 @@ def mm_inc(points, k, *, max_swaps=None):
     )
 
 
-__all__ = ["mm", "gen_alg", "mm_inc", "swap_descent", "neighbour_sums"]
+__all__ = ["mm", "gen_alg", "mm_inc", "swap_descent"]

@@ -154,10 +154,12 @@ def test_bound_chain(case):
 @PROPERTY
 @given(case=point_sets())
 def test_reported_bound_uses_neighbour_bound_and_guarantee(method, case):
-    # Documented: bound = max(neighbour bound, W / guarantee), never above W.
+    # Documented: bound = max(neighbour bound, town bound, W / guarantee),
+    # never above W.
     pts, k = case
     res = solve(pts, k, method=method)
     assert at_most(neighbour_bound(as_rows(pts), k), res.bound)
+    assert at_most(town_bound(as_rows(pts), k), res.bound)
     assert at_most(res.objective / res.guarantee, res.bound)
     assert at_most(res.bound, res.objective)
 
