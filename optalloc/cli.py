@@ -114,9 +114,10 @@ def _cmd_solve(args) -> int:
         "request": _parse_shape(args.request, "--request") if args.request else None,
         "ring_length": args.ring_length,
         "m": args.strips,
+        "verbose": True if args.progress else None,
     }
     flags = {"time_limit": "--time-limit", "tie_break": "--tie-break", "request": "--request",
-             "ring_length": "--ring-length", "shape": "--shape", "m": "--strips"}
+             "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--progress"}
     for name, value in wanted.items():
         if value is None:
             continue
@@ -251,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--request", metavar="AxB", help="mc1x1: requested shape of shell 0 (MC)")
     p.add_argument("--ring-length", type=float, metavar="L", help="line: circumference of a ring")
     p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default min(k, 4))")
+    p.add_argument("--progress", action="store_true", help="exact: one line per cut round on standard error")
     p.add_argument("--out", metavar="FILE", help="write the chosen points to FILE (a points file)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")

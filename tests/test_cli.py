@@ -186,3 +186,11 @@ def test_solve_ptas_strips(capsys):
     assert res["objective"] >= brute(read_points(PLANE), 3).objective
     code, _, err = run(capsys, "solve", "--points", PLANE, "--k", 3, "--method", "mm", "--strips", 2)
     assert code == 2 and "--strips does not apply" in err
+
+
+def test_exact_progress_goes_to_stderr(capsys):
+    code, out, err = run(capsys, "solve", "--mesh", MESH, "--k", 20, "--method", "exact", "--progress",
+                         "--time-limit", 3, "--json")
+    assert code == 0
+    assert json.loads(out)["method"] == "exact"  # stdout stays one JSON object
+    assert err.startswith("round 1: LP ")

@@ -21,6 +21,7 @@ incumbent optimal.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -338,7 +339,7 @@ def exact(
         Triangle inequalities added per round (default 10 n); violated
         linking rows are always all added.
     verbose : bool, optional
-        Print one line per round.
+        Print one line per round of the cut loop on standard error.
 
     Returns
     -------
@@ -529,7 +530,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
             inc_idx, ub = cand, w
         if verbose:
             print(f"round {rnd + 1}: LP {obj:.3f} bound {lb:.3f} incumbent {ub:g} rows {lp.rows} "
-                  f"fixed {int(lp.fixed0.sum())} t={time.perf_counter() - start:.2f}s")
+                  f"fixed {int(lp.fixed0.sum())} t={time.perf_counter() - start:.2f}s", file=sys.stderr, flush=True)
         if closed(lb, ub) or done_gap(lb, ub):
             break
         lp.drop_slack(min_age=3)
