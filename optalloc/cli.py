@@ -88,6 +88,13 @@ def _fmt(x) -> str:
     return str(x)
 
 
+def _print_rows(rows) -> None:
+    """A two-column table: names left-aligned, values after two spaces."""
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name.ljust(width)}  {value}")
+
+
 def _print_json(obj) -> None:
     print(json.dumps(obj, indent=None, sort_keys=False))
 
@@ -106,7 +113,7 @@ def _write_points(path: str, pts: np.ndarray, force: bool) -> None:
 def _cmd_solve(args) -> int:
     pts, shape = _load(args)
     options = {}
-    accepted = method_options(args.method) if args.method in METHODS else ()
+    accepted = method_options(args.method)  # argparse checked the name
     wanted = {
         "time_limit": args.time_limit,
         "shape": shape if (args.method == "mc1x1" or args.shape) else None,
@@ -121,7 +128,7 @@ def _cmd_solve(args) -> int:
     for name, value in wanted.items():
         if value is None:
             continue
-        if args.method in METHODS and name not in accepted:
+        if name not in accepted:
             raise UsageError(f"{flags[name]} does not apply to method {args.method!r}")
         options[name] = value
     if args.method == "mc1x1" and "shape" not in options:
@@ -144,9 +151,7 @@ def _cmd_solve(args) -> int:
         rows += [(k, _fmt(v)) for k, v in result.extra.items()]
         if result.message:
             rows.append(("message", result.message))
-        width = max(len(r[0]) for r in rows)
-        for name, value in rows:
-            print(f"{name.ljust(width)}  {value}")
+        _print_rows(rows)
         print("chosen:")
         for p in result.points:
             print("  " + " ".join(_fmt(float(c)) for c in p))
@@ -193,9 +198,7 @@ def _cmd_gap(args) -> int:
         ("bounds", ", ".join(f"{k} {_fmt(v)}" for k, v in rep.bounds.items())),
         ("time", f"{rep.wall_time:.4f} s"),
     ]
-    width = max(len(r[0]) for r in rows)
-    for name, value in rows:
-        print(f"{name.ljust(width)}  {value}")
+    _print_rows(rows)
     return EXIT_OK
 
 
