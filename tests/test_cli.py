@@ -188,9 +188,17 @@ def test_solve_ptas_strips(capsys):
     assert code == 2 and "--strips does not apply" in err
 
 
-def test_exact_progress_goes_to_stderr(capsys):
-    code, out, err = run(capsys, "solve", "--mesh", MESH, "--k", 20, "--method", "exact", "--progress",
-                         "--time-limit", 3, "--json")
+def test_exact_progress_goes_to_stderr(capsys, tmp_path):
+    # an 8 x 8 mesh, half free, whose k = 10 optimum needs a few cut rounds
+    from optalloc.bench import half_free_mesh
+    from optalloc.machine import Mesh
+
+    free = np.zeros((8, 8), dtype=bool)
+    free[tuple(half_free_mesh(8, 8, seed=1).T)] = True
+    mesh = tmp_path / "mesh.txt"
+    mesh.write_text(Mesh(free).to_text())
+    code, out, err = run(capsys, "solve", "--mesh", mesh, "--k", 10, "--method", "exact", "--progress", "--json")
     assert code == 0
-    assert json.loads(out)["method"] == "exact"  # stdout stays one JSON object
+    res = json.loads(out)  # stdout stays one JSON object
+    assert res["status"] == "optimal" and res["extra"]["rounds"] >= 1
     assert err.startswith("round 1: LP ")

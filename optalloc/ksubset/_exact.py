@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import axis_bound, neighbour_bound, town_bound
+from ._bounds import axis_bound
 from ._common import (
     is_integral,
     make_result,
@@ -469,8 +469,9 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     heur = [mm_inc(pts, k), gen_alg(pts, k)]
     best = min(heur, key=lambda r: r.objective)
     inc_idx, ub = best.indices, best.objective
-    lb = max(neighbour_bound(pts, k), axis_bound(pts, k), town_bound(pts, k),
-             *(r.objective / r.guarantee for r in heur))
+    # each heuristic's bound already holds the neighbour and town bounds and
+    # its W / guarantee
+    lb = max(axis_bound(pts, k), *(r.bound for r in heur))
 
     def closed(lb, ub):
         if integral:
