@@ -15,6 +15,7 @@ import numpy as np
 
 from . import __version__
 from .ksubset import METHODS, gap, method_options, solve
+from .ksubset._common import rows_by_point
 from .machine import read_mesh, read_points
 
 EXIT_OK, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
@@ -164,9 +165,7 @@ def _cmd_solve(args) -> int:
 def _match_chosen(pts: np.ndarray, chosen: np.ndarray, path: str) -> np.ndarray:
     if chosen.shape[1] != pts.shape[1]:
         raise UsageError(f"{path}: points have {chosen.shape[1]} coordinates, the instance has {pts.shape[1]}")
-    index: dict[tuple, list[int]] = {}
-    for i, p in enumerate(map(tuple, pts)):
-        index.setdefault(p, []).append(i)
+    index = rows_by_point(pts)
     out = []
     for j, p in enumerate(map(tuple, chosen)):
         free = index.get(p)

@@ -66,6 +66,17 @@ def validate_positive(value, name: str, *, allow_none=True, integer=False):
     return value
 
 
+def rows_by_point(points: np.ndarray) -> dict[tuple, list[int]]:
+    """Each distinct point (as a tuple) -> its rows in ``points``, in order.
+
+    Callers pop from the lists to give repeated points successive rows.
+    """
+    rows: dict[tuple, list[int]] = {}
+    for i, p in enumerate(map(tuple, points)):
+        rows.setdefault(p, []).append(i)
+    return rows
+
+
 def is_integral(points: np.ndarray) -> bool:
     """True when every coordinate is an integer (then W is an integer)."""
     return bool(np.all(points == np.round(points)))

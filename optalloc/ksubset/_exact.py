@@ -31,6 +31,7 @@ from ._bounds import axis_bound
 from ._common import (
     is_integral,
     make_result,
+    rows_by_point,
     validate_k,
     validate_points,
     validate_positive,
@@ -73,8 +74,9 @@ class ExactSession:
     hits: int = 0
 
     def _key(self, points: np.ndarray, k: int):
+        """Cache key of (free set, k), whatever the order of the points."""
         order = np.lexsort(points.T[::-1])
-        return (points[order].tobytes(), points.shape, k), order
+        return points[order].tobytes(), points.shape, k
 
     def remember(self, points: np.ndarray, triples: np.ndarray) -> None:
         for t in triples:
@@ -393,14 +395,12 @@ def exact(
         return solve_formulation(pts, k, solver=solver, formulation=formulation, time_limit=time_limit,
                                  rel_gap=rel_gap, start=start)
 
+    key = warm_start._key(pts, k) if warm_start is not None else None
     if warm_start is not None:
-        key, _ = warm_start._key(pts, k)
         hit = warm_start.cache.get(key)
         if hit is not None:
             warm_start.hits += 1
-            where: dict[tuple, list[int]] = {}
-            for i, p in enumerate(map(tuple, pts)):
-                where.setdefault(p, []).append(i)
+            where = rows_by_point(pts)
             idx = [where[p].pop(0) for p in hit]  # repeated points take successive rows
             return make_result(pts, idx, method="exact", start=start, status="optimal", message="cached",
                                extra={"phase": "cache"}, exact=True)
@@ -410,7 +410,6 @@ def exact(
         res = _cut_and_branch(pts, k, start, time_limit, rel_gap, warm_start, lp_solver, max_rounds,
                               cuts_per_round, verbose)
     if warm_start is not None and res.status == "optimal":
-        key, _ = warm_start._key(pts, k)
         warm_start.cache[key] = [tuple(p) for p in res.points]
     return res
 
