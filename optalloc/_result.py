@@ -51,6 +51,10 @@ class Result:
         Seconds spent in the solver.
     extra : dict
         Method-specific data (tie counts, centre, iterations, ...).
+    permutation : numpy.ndarray or None
+        For assignment problems: ``permutation[i]`` is the node given to task
+        (or rank) i, in the QAP sense ``sum_ij W[i, j] C[p(i), p(j)]``.  Task
+        mappings and orderings set it; k-subset methods leave it None.
     """
 
     indices: np.ndarray
@@ -65,6 +69,7 @@ class Result:
     message: str = ""
     wall_time: float = 0.0
     extra: dict = field(default_factory=dict)
+    permutation: np.ndarray | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:

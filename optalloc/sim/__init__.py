@@ -1,0 +1,3 @@
+"""Trace simulation of job scheduling and allocation, with certified gaps."""
+
+__all__ = []
