@@ -1,13 +1,86 @@
 """Task mapping as a quadratic assignment problem (QAP).
 
 Map n tasks with communication matrix W onto n nodes with cost matrix C,
-minimising ``sum_ij W[i, j] C[p(i), p(j)]`` (Pascual et al.).  This module
-holds the objective and the QAPLIB file formats; the solvers (GRASP, robust
-tabu search, exact small cases) and the mapping layer are being built.
+minimising ``sum_ij W[i, j] C[p(i), p(j)]`` (Pascual et al.); the solution
+is a permutation, task i on node ``p[i]``.
+
+Solvers (each returns an :class:`optalloc.Result` with ``permutation``):
+
+==================  ===============================================  ============
+function            algorithm                                        outcome
+==================  ===============================================  ============
+``grasp``           GRASP as in Pascual et al.: Li-Pardalos-Resende  heuristic
+                    construction + best-improvement 2-swap descent
+``tabu``            robust tabu search (Taillard) with restarts      heuristic
+                    from greedy constructions
+``exact``           enumeration (n <= 8), Adams-Johnson MIP          optimal or a
+                                                                     bracket
+``brute``           all n! permutations                              optimal
+``gilmore_lawler``  Gilmore-Lawler lower bound                       bound
+==================  ===============================================  ============
+
+The mapping layer builds C from a machine: :class:`Topology` (meshes, tori,
+graphs; "classic" hop or "td" Traffic Distribution costs), measures a
+mapping (hop-bytes, dilation, link loads under dimension-order routing),
+and generates communication patterns.
 """
 
+from ._bounds import gilmore_lawler
 from ._core import objective, validate_matrices, validate_permutation
+from ._exact import brute, exact
+from ._grasp import grasp
 from ._io import QAPSolution, read_qaplib, read_solution, write_qaplib
+from ._matrix_io import parse_matrix, read_matrix
+from ._metrics import (
+    Dilation,
+    LinkLoads,
+    MappingReport,
+    dilation,
+    hop_bytes,
+    link_loads,
+    mapping_report,
+)
+from ._patterns import (
+    PATTERNS,
+    all_to_all,
+    parse_pattern,
+    random_sparse,
+    ring,
+    stencil,
+    transpose,
+)
+from ._tabu import tabu
+from ._topology import CRITERIA, Topology
 
-__all__ = ["objective", "validate_matrices", "validate_permutation", "read_qaplib", "read_solution",
-           "write_qaplib", "QAPSolution"]
+__all__ = [
+    "CRITERIA",
+    "PATTERNS",
+    "Dilation",
+    "LinkLoads",
+    "MappingReport",
+    "QAPSolution",
+    "Topology",
+    "all_to_all",
+    "brute",
+    "dilation",
+    "exact",
+    "gilmore_lawler",
+    "grasp",
+    "hop_bytes",
+    "link_loads",
+    "mapping_report",
+    "objective",
+    "parse_matrix",
+    "parse_pattern",
+    "random_sparse",
+    "read_matrix",
+    "read_qaplib",
+    "read_solution",
+    "ring",
+    "stencil",
+    "tabu",
+    "transpose",
+    "validate_matrices",
+    "validate_permutation",
+    "write_qaplib",
+]

@@ -1,0 +1,335 @@
+"""Allocators: which free nodes a starting job gets.
+
+Subclass :class:`Allocator` and override :meth:`Allocator.select`, which
+returns the chosen node ids, or an :class:`Allocation` that also carries the
+solver's :class:`~optalloc.Result` (so tie counts and bounds reach the
+records and the decision hook).
+
+- :class:`KSubsetAllocator` runs any method of :func:`optalloc.ksubset.solve`
+  on the free points (MM, Gen-Alg, MC1x1 with or without tie-breaking,
+  MM+Inc, exact, ...; Bender et al. 2005 sec. 5 compares them on traces).
+- :class:`RandomAllocator` takes k free nodes uniformly at random.
+- :class:`OneDAllocator` ranks the nodes along an ordering (snake, Hilbert,
+  ...) and applies a 1D strategy (Leung et al. 2002, sec. 2.3).
+
+On a torus the k-subset methods see the plain coordinates: they minimise
+mesh L1 distance and know nothing of the wrap links; the simulator's
+metrics still measure the wrap distance.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import ksubset
+from .._result import Result
+
+__all__ = [
+    "Allocation",
+    "Allocator",
+    "KSubsetAllocator",
+    "OneDAllocator",
+    "RandomAllocator",
+    "parse_allocator",
+]
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Node ids chosen for a job, with the solver's result when there is one."""
+
+    nodes: np.ndarray
+    result: Result | None = None
+
+
+class Allocator:
+    """Base class: choose ``k`` free nodes of a :class:`Machine`.
+
+    Override :meth:`select`.  The simulator hands the choice to
+    :meth:`Machine.allocate`, which raises RuntimeError on a busy node or a
+    node given twice.
+    """
+
+    #: Name used in results; instances may set a more specific one.
+    name = "allocator"
+
+    def select(self, machine, k):
+        """Node ids for a job of ``k`` processors (``k <= machine.n_free``).
+
+        Returns
+        -------
+        array_like of int or Allocation
+        """
+        raise NotImplementedError
+
+    def ordering(self, machine):
+        """Node ids in rank order when the allocator follows an ordering, else None."""
+        del machine  # no ordering here; 1D allocators override this
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+def _check_result(result, k, method):
+    if not isinstance(result, Result):  # a faulty allocator: RuntimeError, as for busy nodes
+        raise RuntimeError(  # noqa: TRY004
+            f"method {method!r} returned {type(result).__name__}, not a Result")
+    if result.status in ("infeasible", "error") or len(result.indices) != k:
+        raise RuntimeError(f"method {method!r} gave no allocation of {k} nodes "
+                           f"(status {result.status!r}: {result.message})")
+
+
+class KSubsetAllocator(Allocator):
+    """Allocate with a k-subset min-sum-L1 method on the free points.
+
+    Parameters
+    ----------
+    method : str
+        A method of :func:`optalloc.ksubset.solve` (``"mm"``, ``"gen-alg"``,
+        ``"mc1x1"``, ``"mm-inc"``, ``"exact"``, ...).
+    cache : int
+        Remember the last ``cache`` decisions, keyed by the free set and k,
+        and reuse them when a state repeats (an idle machine recurs often
+        in traces).  0 turns it off; it is off for ``"exact"`` and
+        ``"ptas"``, whose outcome may depend on time limits.
+    **options
+        Its options, checked now.  ``shape`` is filled with the machine's
+        shape for methods that take it (MC1x1).
+
+    Examples
+    --------
+    >>> from optalloc.sim import Machine
+    >>> a = KSubsetAllocator("mc1x1", tie_break="default")
+    >>> a.name
+    'mc1x1:tie_break=default'
+    >>> a.select(Machine((4, 4)), 3).nodes.tolist()
+    [0, 1, 4]
+    """
+
+    def __init__(self, method="mc1x1", *, cache=4096, **options):
+        allowed = ksubset.method_options(method)  # raises on unknown names
+        for opt in options:
+            if opt not in allowed:
+                raise ValueError(f"method {method!r} does not take option {opt!r}; it takes: {', '.join(allowed)}")
+        self.method = method
+        self._func = ksubset.METHODS[method]
+        self.options = dict(options)
+        self._needs_shape = "shape" in allowed and "shape" not in options
+        self.cache = 0 if method in ("exact", "ptas") else max(0, operator.index(cache))
+        self._memo: OrderedDict = OrderedDict()
+        self.hits = 0
+        extra = ",".join(f"{k}={_fmt_opt(v)}" for k, v in self.options.items())
+        self.name = f"{method}:{extra}" if extra else method
+
+    def select(self, machine, k):
+        ids = machine.free_ids()
+        if self.cache:
+            key = (machine.shape, k, np.packbits(machine.free).tobytes())
+            hit = self._memo.get(key)
+            if hit is not None:
+                self._memo.move_to_end(key)
+                self.hits += 1
+                return hit
+        opts = dict(self.options)
+        if self._needs_shape:
+            opts["shape"] = machine.shape
+        # options were checked at construction: call the method directly (as solve would)
+        result = self._func(machine.free_points(), k, **opts)
+        _check_result(result, k, self.method)
+        out = Allocation(ids[result.indices], result)
+        if self.cache:
+            self._memo[key] = out
+            if len(self._memo) > self.cache:
+                self._memo.popitem(last=False)
+        return out
+
+    def __repr__(self):
+        opts = "".join(f", {k}={v!r}" for k, v in self.options.items())
+        return f"KSubsetAllocator({self.method!r}{opts})"
+
+
+def _fmt_opt(v):
+    if isinstance(v, (list, tuple)):
+        return "(" + ",".join(map(str, v)) + ")"
+    return str(v)
+
+
+class RandomAllocator(Allocator):
+    """k free nodes uniformly at random: a baseline with no locality.
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+        Seed or generator, used once at construction.
+
+    Examples
+    --------
+    >>> from optalloc.sim import Machine
+    >>> len(RandomAllocator(rng=1).select(Machine((4, 4)), 5))
+    5
+    """
+
+    name = "random"
+
+    def __init__(self, rng=None):
+        self.rng = np.random.default_rng(rng)
+
+    def select(self, machine, k):
+        ids = machine.free_ids()
+        return np.sort(self.rng.choice(ids, size=k, replace=False))
+
+
+def _curves():
+    try:
+        from ..curves import _alloc1d, _boxes
+    except ImportError as exc:  # pragma: no cover - depends on the curves package
+        raise RuntimeError(f"1D allocation needs optalloc.curves (allocate_1d, box_order): {exc}") from None
+    return _alloc1d, _boxes
+
+
+class OneDAllocator(Allocator):
+    """1D allocation over an ordering of the machine (Leung et al. 2002).
+
+    Nodes are ranked along ``order``; the job gets k free nodes chosen by
+    their ranks with ``strategy`` (``optalloc.curves`` ``allocate_1d``).
+
+    Parameters
+    ----------
+    order : str or array_like, shape (N, d)
+        A box ordering name of ``optalloc.curves`` (``"hilbert"``,
+        ``"gilbert"``, ``"snake"``, ``"row_major"``; ``-`` may stand for
+        ``_``) or node coordinates in visiting order.
+    strategy : str
+        ``"best-fit"``, ``"first-fit"``, ``"sum-of-squares"`` or
+        ``"free-list"``.
+    ring : bool
+        Rank N - 1 neighbours rank 0.
+
+    Notes
+    -----
+    On a power-of-two square ``"hilbert"`` is the classic curve; on other
+    boxes pass ``"gilbert"`` (a generalised Hilbert curve).
+
+    Examples
+    --------
+    >>> from optalloc.sim import Machine
+    >>> a = OneDAllocator("snake", strategy="first-fit")
+    >>> a.select(Machine((2, 2)), 3).nodes.tolist()
+    [0, 2, 3]
+    """
+
+    def __init__(self, order="gilbert", *, strategy="best-fit", ring=False):
+        alloc1d, _ = _curves()
+        if strategy not in alloc1d.STRATEGIES:
+            raise ValueError(f"`strategy` must be one of {', '.join(alloc1d.STRATEGIES)}, got {strategy!r}")
+        if isinstance(order, str):
+            order = order.replace("-", "_")
+            self.order_name = order
+        else:
+            order = np.asarray(order)
+            self.order_name = "custom"
+        self.order = order
+        self.strategy = strategy
+        self.ring = bool(ring)
+        self.name = f"1d:{self.order_name}:{strategy}" + (":ring" if ring else "")
+        self._cache: dict[Any, tuple] = {}
+
+    def _prepared(self, machine):
+        key = (machine.shape, machine.torus)
+        if key not in self._cache:
+            alloc1d, boxes = _curves()
+            if isinstance(self.order, str):
+                coords = boxes.box_order(machine.shape, self.order)
+            else:
+                coords = self.order
+            ordering = alloc1d.Ordering1D(coords)
+            if ordering.n_ranks != machine.size:
+                raise ValueError(f"`order` has {ordering.n_ranks} nodes, the machine {machine.size}")
+            ranked_ids = machine.ids_of(ordering.order)
+            self._cache[key] = (ordering, ranked_ids)
+        return self._cache[key]
+
+    def ordering(self, machine):
+        return self._prepared(machine)[1]
+
+    def select(self, machine, k):
+        alloc1d, _ = _curves()
+        ordering, _ = self._prepared(machine)
+        result = alloc1d.allocate_1d(machine.free_points(), k, order=ordering, strategy=self.strategy,
+                                     ring=self.ring)
+        _check_result(result, k, self.name)
+        return Allocation(machine.free_ids()[result.indices], result)
+
+    def __repr__(self):
+        return f"OneDAllocator({self.order_name!r}, strategy={self.strategy!r}, ring={self.ring})"
+
+
+_ALIASES = {"tie": "tie_break", "tb": "tie_break"}
+
+
+def _parse_value(text):
+    text = text.strip()
+    if text.lower() in ("none", "off", "false"):
+        return None
+    if "," in text and not text.startswith(("(", "[")):
+        text = f"({text})"
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def parse_allocator(spec, *, rng=None) -> Allocator:
+    """An allocator from a short text, as a command line would give it.
+
+    Forms: ``"METHOD"`` or ``"METHOD:opt=value:opt=value"`` for a k-subset
+    method (``tie`` stands for ``tie_break``; values are Python literals,
+    a comma list is a tuple), ``"random"`` (seeded by ``rng``, or
+    ``"random:seed=3"``), and ``"1d:ORDER:STRATEGY"`` with an optional
+    ``":ring"``.  An :class:`Allocator` is returned unchanged.
+
+    Examples
+    --------
+    >>> parse_allocator("mc1x1:tie=default")
+    KSubsetAllocator('mc1x1', tie_break='default')
+    >>> parse_allocator("mc1x1:tie=2,13,20,6").options
+    {'tie_break': (2, 13, 20, 6)}
+    >>> parse_allocator("1d:hilbert:best-fit")
+    OneDAllocator('hilbert', strategy='best-fit', ring=False)
+    """
+    if isinstance(spec, Allocator):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"`allocator` must be an Allocator or a text such as 'mc1x1', got {spec!r}")
+    parts = [p.strip() for p in spec.strip().split(":")]
+    head = parts[0].lower()
+    if head == "random":
+        opts = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+        bad = [p for p in parts[1:] if "=" not in p] + [k for k in opts if k != "seed"]
+        if bad:
+            raise ValueError(f"`allocator` 'random' takes only seed=N, got {spec!r}")
+        return RandomAllocator(int(opts["seed"]) if "seed" in opts else rng)
+    if head in ("1d", "oned"):
+        rest = parts[1:]
+        ring = False
+        if rest and rest[-1].lower() == "ring":
+            ring, rest = True, rest[:-1]
+        if len(rest) > 2:
+            raise ValueError(f"`allocator` must look like '1d:ORDER:STRATEGY[:ring]', got {spec!r}")
+        order = rest[0] if rest else "gilbert"
+        strategy = rest[1] if len(rest) > 1 else "best-fit"
+        return OneDAllocator(order, strategy=strategy, ring=ring)
+    options = {}
+    for p in parts[1:]:
+        if "=" not in p:
+            raise ValueError(f"`allocator` options must be name=value, got {p!r} in {spec!r}")
+        key, value = p.split("=", 1)
+        key = key.strip()
+        options[_ALIASES.get(key, key)] = _parse_value(value)
+    return KSubsetAllocator(parts[0], **options)

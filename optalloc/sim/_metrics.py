@@ -1,0 +1,316 @@
+"""Per-job records and summary metrics of a simulation.
+
+Locality of an allocation (Leung et al. 2002, sec. 2.3 and 3; Bender et
+al. 2005, sec. 5):
+
+- W, the sum of pairwise hop distances of the job's nodes, and the average
+  pairwise distance W / C(k, 2) (0 for one node); on a torus axis the
+  distance is the wrap distance min(|d|, n - |d|);
+- bounding box: extent per axis (on a torus axis the shortest arc of the
+  ring holding the job's coordinates) and its volume;
+- span, when an ordering ranks the nodes: linear span max r - min r + 1 and
+  ring span N - (largest run of ranks between two of the job's, around
+  the ring) (Leung et al. 2002, sec. 2.3).
+
+Scheduling metrics: wait = start - submit; flow (response) time = end -
+submit; bounded slowdown = max(1, flow / max(run, 10 s)), the usual guard
+against very short jobs (Feitelson et al. 1997).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["SLOWDOWN_THRESHOLD", "JobRecord", "Summary", "allocation_metrics", "summarise"]
+
+#: Run time floor (seconds) of the bounded slowdown.
+SLOWDOWN_THRESHOLD = 10.0
+
+
+def _axis_pair_sum(c: np.ndarray, n: int, wrap: bool) -> float:
+    k = len(c)
+    if not wrap:
+        s = np.sort(c)
+        return float(np.dot(s, 2 * np.arange(k) - k + 1))
+    d = np.abs(c[:, None] - c[None, :])
+    d = np.minimum(d, n - d)
+    return float(d.sum()) / 2.0
+
+
+def _axis_extent(c: np.ndarray, n: int, wrap: bool) -> int:
+    lo, hi = int(c.min()), int(c.max())
+    if not wrap:
+        return hi - lo + 1
+    u = np.unique(c)
+    gaps = np.diff(np.append(u, u[0] + n))  # steps between used coordinates, around the ring
+    return int(n - gaps.max() + 1)
+
+
+def _spans(r: np.ndarray, n: int) -> tuple[int, int]:
+    r = np.sort(r)
+    linear = int(r[-1] - r[0] + 1)
+    inner = int((np.diff(r) - 1).max()) if len(r) > 1 else 0
+    ring = int(n - max(inner, n - 1 - int(r[-1]) + int(r[0])))  # Leung et al. 2002, sec. 2.3
+    return linear, ring
+
+
+def allocation_metrics(machine, nodes, ranks=None) -> dict:
+    """Locality of one allocation on a machine.
+
+    Parameters
+    ----------
+    machine : Machine
+    nodes : array_like of int
+        The job's node ids.
+    ranks : numpy.ndarray, optional
+        Rank of every node id along an ordering; gives the spans.
+
+    Returns
+    -------
+    dict
+        ``W``, ``avg_l1``, ``bbox`` (extent per axis), ``bbox_volume``,
+        ``span`` and ``ring_span`` (None without ``ranks``).
+
+    Examples
+    --------
+    >>> from optalloc.sim import Machine
+    >>> m = allocation_metrics(Machine((4, 4)), [0, 1, 4, 5])
+    >>> m["W"], m["avg_l1"], m["bbox"]
+    (8.0, 1.3333333333333333, (2, 2))
+    >>> allocation_metrics(Machine((4, 4), torus=True), [0, 12])["W"]
+    1.0
+    """
+    ids = np.asarray(nodes, dtype=np.int64)
+    k = len(ids)
+    s = np.sort(machine.coords[ids], axis=0)
+    if k == 1:
+        w, bbox = 0.0, [1] * machine.ndim
+    else:
+        # a sorted axis: the i-th smallest value counts + in i pairs, - in k - 1 - i
+        w = float((s * (2 * np.arange(k) - k + 1)[:, None]).sum())
+        bbox = (s[-1] - s[0] + 1).tolist()
+        if machine.is_torus:
+            for ax, (n, wrap) in enumerate(zip(machine.shape, machine.torus)):
+                if wrap:
+                    c = s[:, ax]
+                    w += _axis_pair_sum(c, n, True) - _axis_pair_sum(c, n, False)
+                    bbox[ax] = _axis_extent(c, n, True)
+    pairs = k * (k - 1) / 2
+    span = ring_span = None
+    if ranks is not None:
+        span, ring_span = _spans(ranks[ids], machine.size)
+    return {"W": w, "avg_l1": w / pairs if pairs else 0.0, "bbox": tuple(bbox),
+            "bbox_volume": int(math.prod(bbox)), "span": span, "ring_span": ring_span}
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """What happened to one job.
+
+    Attributes
+    ----------
+    job_id, submit, start, end : int, float, float, float
+        Job number and times (seconds).
+    wait, flow, slowdown : float
+        ``start - submit``, ``end - submit``, bounded slowdown
+        ``max(1, flow / max(run, 10))``.
+    run, estimate : float
+        Time the job ran, and its estimate.
+    procs : int
+        Processors (k).
+    killed : bool
+        Cut at its estimate (run time longer than the estimate, killing on).
+    W, avg_l1 : float
+        Sum and average of pairwise hop distances of its nodes.
+    bbox : tuple of int
+        Bounding box extent per axis; ``bbox_volume`` its product.
+    span, ring_span : int or None
+        Spans along the ordering, when there is one.
+    n_tied : int or None
+        Candidates tied for the best score (MC1x1), else None.
+    nodes : tuple of int
+        The node ids the job ran on.
+    """
+
+    job_id: int
+    submit: float
+    start: float
+    end: float
+    wait: float
+    flow: float
+    slowdown: float
+    run: float
+    estimate: float
+    procs: int
+    killed: bool
+    W: float
+    avg_l1: float
+    bbox: tuple
+    bbox_volume: int
+    span: int | None
+    ring_span: int | None
+    n_tied: int | None
+    nodes: tuple = field(repr=False)
+
+    def to_dict(self) -> dict:
+        """Plain-Python view (JSON-ready)."""
+        out = dataclasses.asdict(self)
+        out["bbox"] = list(self.bbox)
+        out["nodes"] = list(self.nodes)
+        return out
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return float(np.mean(values)) if values else None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Summary of a simulation.
+
+    Attributes
+    ----------
+    jobs : int
+        Jobs simulated.
+    makespan : float
+        Last end minus first submit.
+    utilisation : float
+        Busy node-seconds over ``nodes * makespan``.
+    mean_wait, max_wait, mean_flow, mean_slowdown, max_slowdown : float
+        Scheduling metrics over all jobs.
+    mean_W, mean_avg_l1, mean_bbox_volume : float
+        Locality means over all jobs (one-node jobs count with 0).
+    mean_avg_l1_multi : float or None
+        Mean average pairwise distance over jobs of two or more nodes.
+    mean_span, mean_ring_span : float or None
+        Span means, when an ordering is present.
+    killed : int
+        Jobs cut at their estimate.
+    decisions : int
+        Allocation decisions (one per job).
+    tie_decisions : int or None
+        Decisions where more than one candidate had the best score (MC1x1;
+        None when the allocator reports no ties).
+    tie_share : float or None
+        ``tie_decisions / decisions``.
+    mean_tied : float or None
+        Mean number of tied candidates over the decisions with a tie
+        (Johnson, Bunde and Leung, Fig. 4).
+    allocator_time : float
+        Seconds spent in the allocator.
+    """
+
+    jobs: int
+    makespan: float
+    utilisation: float
+    mean_wait: float
+    max_wait: float
+    mean_flow: float
+    mean_slowdown: float
+    max_slowdown: float
+    mean_W: float
+    mean_avg_l1: float
+    mean_avg_l1_multi: float | None
+    mean_bbox_volume: float
+    mean_span: float | None
+    mean_ring_span: float | None
+    killed: int
+    decisions: int
+    tie_decisions: int | None
+    tie_share: float | None
+    mean_tied: float | None
+    allocator_time: float = field(default=0.0, compare=False)
+
+    def to_dict(self) -> dict:
+        """Plain-Python view (JSON-ready)."""
+        return dataclasses.asdict(self)
+
+
+def summarise(records, n_nodes: int, allocator_time: float = 0.0) -> Summary:
+    """Summary of job records on a machine of ``n_nodes`` nodes.
+
+    Examples
+    --------
+    >>> summarise([], 4).jobs
+    0
+    """
+    recs = list(records)
+    if not recs:
+        return Summary(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, None, 0.0, None, None, 0, 0,
+                       None, None, None, allocator_time)
+    makespan = max(r.end for r in recs) - min(r.submit for r in recs)
+    busy = sum(r.procs * r.run for r in recs)
+    tied = [r.n_tied for r in recs if r.n_tied is not None]
+    if tied:
+        with_tie = [t for t in tied if t > 1]
+        tie_decisions = len(with_tie)
+        tie_share = tie_decisions / len(tied)
+        mean_tied = float(np.mean(with_tie)) if with_tie else None
+    else:
+        tie_decisions = tie_share = mean_tied = None
+    return Summary(
+        jobs=len(recs),
+        makespan=float(makespan),
+        utilisation=float(busy / (n_nodes * makespan)) if makespan > 0 else 0.0,
+        mean_wait=_mean([r.wait for r in recs]),
+        max_wait=float(max(r.wait for r in recs)),
+        mean_flow=_mean([r.flow for r in recs]),
+        mean_slowdown=_mean([r.slowdown for r in recs]),
+        max_slowdown=float(max(r.slowdown for r in recs)),
+        mean_W=_mean([r.W for r in recs]),
+        mean_avg_l1=_mean([r.avg_l1 for r in recs]),
+        mean_avg_l1_multi=_mean([r.avg_l1 for r in recs if r.procs > 1]),
+        mean_bbox_volume=_mean([r.bbox_volume for r in recs]),
+        mean_span=_mean([r.span for r in recs]),
+        mean_ring_span=_mean([r.ring_span for r in recs]),
+        killed=sum(r.killed for r in recs),
+        decisions=len(recs),
+        tie_decisions=tie_decisions,
+        tie_share=tie_share,
+        mean_tied=mean_tied,
+        allocator_time=float(allocator_time),
+    )
+
+
+CSV_COLUMNS = tuple(f.name for f in dataclasses.fields(JobRecord))
+
+
+def _open_new(path, overwrite):
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+    return open(path, "w", encoding="utf-8", newline="")
+
+
+def write_csv(records, path, *, overwrite=False) -> None:
+    """Records as CSV: one row per job; ``bbox`` and ``nodes`` space-separated."""
+    with _open_new(path, overwrite) as fh:
+        w = csv.writer(fh)
+        w.writerow(CSV_COLUMNS)
+        for r in records:
+            row = []
+            for name in CSV_COLUMNS:
+                v = getattr(r, name)
+                if isinstance(v, tuple):
+                    v = " ".join(map(str, v))
+                elif v is None:
+                    v = ""
+                row.append(v)
+            w.writerow(row)
+
+
+def write_jsonl(records, path, *, overwrite=False, summary=None) -> None:
+    """Records as JSON lines; the summary, when given, is the last line
+    (``{"summary": {...}}``)."""
+    with _open_new(path, overwrite) as fh:
+        for r in records:
+            fh.write(json.dumps(r.to_dict()) + "\n")
+        if summary is not None:
+            fh.write(json.dumps({"summary": summary.to_dict()}) + "\n")

@@ -1,0 +1,361 @@
+"""The event loop: jobs arrive, the scheduler picks, the allocator places.
+
+Run times are held constant, whatever the allocation (Leung et al. 2002,
+sec. 3): locality is measured, not turned into speed.  A job runs its trace
+run time, or ``min(runtime, estimate)`` when jobs are killed at their
+estimate as on Cplant (Johnson, Bunde and Leung, sec. I).
+"""
+
+from __future__ import annotations
+
+import sys
+import time as _time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .._result import Result
+from ._allocators import Allocation, Allocator, parse_allocator
+from ._events import ARRIVAL, DISPATCH, FINISH, EventQueue
+from ._machine import Machine, parse_machine
+from ._metrics import (
+    SLOWDOWN_THRESHOLD,
+    JobRecord,
+    Summary,
+    allocation_metrics,
+    summarise,
+    write_csv,
+    write_jsonl,
+)
+from ._schedulers import make_scheduler
+from ._swf import Job, Trace, TraceReport
+
+__all__ = ["Decision", "SimulationResult", "simulate"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One allocation decision, as the ``on_decision`` hook sees it.
+
+    The free set is the state *before* the job is placed; arrays are
+    read-only and stay valid after the hook returns.
+
+    Attributes
+    ----------
+    index : int
+        Decision number (0, 1, ...), in start order.
+    time : float
+        Simulated time of the start.
+    job : Job
+        The job placed; ``k`` its processor count.
+    free_ids : numpy.ndarray
+        Free node ids, ascending.
+    free_points : numpy.ndarray
+        Their coordinates (rows match ``free_ids``): the input a k-subset
+        method sees.
+    nodes : numpy.ndarray
+        The node ids chosen.
+    result : Result or None
+        The allocator's solver result, when it has one (``indices`` index
+        ``free_points``).
+    allocator : str
+        Name of the allocator that decided.
+    shape, torus : tuple
+        The machine's shape and wrap flags.
+    """
+
+    index: int
+    time: float
+    job: Job
+    k: int
+    free_ids: np.ndarray = field(repr=False)
+    free_points: np.ndarray = field(repr=False)
+    nodes: np.ndarray = field(repr=False)
+    result: Result | None = field(repr=False)
+    allocator: str
+    shape: tuple
+    torus: tuple
+
+    @property
+    def indices(self) -> np.ndarray:
+        """Rows of ``free_points`` that were chosen, ascending."""
+        return np.searchsorted(self.free_ids, np.sort(self.nodes))
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Per-job records and summary of one simulation.
+
+    Attributes
+    ----------
+    records : tuple of JobRecord
+        One per job, in trace order (by submit time).
+    summary : Summary
+    machine : str
+        E.g. ``"16x8 mesh"``.
+    scheduler, allocator : str
+        Their names.
+    kill_at_estimate : bool
+    trace_report : TraceReport
+        How the trace was read.
+    wall_time : float
+        Seconds the simulation took.
+    """
+
+    records: tuple
+    summary: Summary
+    machine: str
+    scheduler: str
+    allocator: str
+    kill_at_estimate: bool
+    trace_report: TraceReport = field(compare=False, repr=False)
+    wall_time: float = field(default=0.0, compare=False)
+
+    def column(self, name: str) -> np.ndarray:
+        """One record field for every job, as an array (None becomes NaN)."""
+        if name not in JobRecord.__dataclass_fields__:
+            raise ValueError(f"`name` must be a JobRecord field, got {name!r}")
+        values = [getattr(r, name) for r in self.records]
+        if name in ("bbox", "nodes"):
+            return np.array(values, dtype=object)
+        return np.array([np.nan if v is None else v for v in values])
+
+    def to_dict(self) -> dict:
+        """Plain-Python view of everything but the records."""
+        return {"machine": self.machine, "scheduler": self.scheduler, "allocator": self.allocator,
+                "kill_at_estimate": self.kill_at_estimate, "summary": self.summary.to_dict(),
+                "trace_report": self.trace_report.to_dict(), "wall_time": self.wall_time}
+
+    def to_csv(self, path, *, overwrite=False) -> None:
+        """Write the records as CSV (never replaces a file without ``overwrite``)."""
+        write_csv(self.records, path, overwrite=overwrite)
+
+    def to_jsonl(self, path, *, overwrite=False) -> None:
+        """Write the records as JSON lines, then ``{"summary": ...}``."""
+        write_jsonl(self.records, path, overwrite=overwrite, summary=self.summary)
+
+
+def _as_allocation(choice) -> tuple[np.ndarray, Result | None]:
+    if isinstance(choice, Allocation):
+        return np.asarray(choice.nodes), choice.result
+    if isinstance(choice, Result):
+        raise RuntimeError(  # noqa: TRY004 (a faulty allocator, not bad input)
+            "an allocator must return node ids or an Allocation, not a bare Result "
+                           "(its indices index the free points, not the machine)")
+    return np.asarray(choice), None
+
+
+def _progress_printer(total):
+    step = max(1, total // 100)
+
+    def show(done, total):
+        if done % step == 0 or done == total:
+            sys.stderr.write(f"\rsimulate: {done}/{total} jobs")
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+    return show
+
+
+def _ranks_of(ordering, machine):
+    ids = np.asarray(ordering)
+    if ids.ndim == 2:
+        ids = machine.ids_of(ids)
+    ids = ids.astype(np.int64)
+    if sorted(ids.tolist()) != list(range(machine.size)):
+        raise ValueError("`ordering` must list every node of the machine once (ids or coordinates)")
+    ranks = np.empty(machine.size, dtype=np.int64)
+    ranks[ids] = np.arange(machine.size)
+    return ranks
+
+
+def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_estimate=True,
+             ordering=None, on_decision=None, record=None, progress=False, rng=None) -> SimulationResult:
+    """Simulate a trace on a machine with a scheduler and an allocator.
+
+    Parameters
+    ----------
+    trace : Trace or sequence of Job
+        The jobs (see :func:`read_swf`).
+    machine : Machine or str
+        The machine (``"16x8"``, ``"8x8x8 torus"``); it must be all free and
+        is all free again afterwards.
+    scheduler : str or Scheduler
+        ``"fcfs"``, ``"easy"`` (default), ``"conservative"`` or an instance.
+    allocator : str or Allocator
+        An :class:`Allocator` or a text for :func:`parse_allocator`
+        (``"mc1x1"``, ``"mc1x1:tie=default"``, ``"mm-inc"``, ``"random"``,
+        ``"1d:hilbert:best-fit"``).
+    kill_at_estimate : bool
+        A job runs ``min(runtime, estimate)`` (killed at its estimate);
+        False: it runs its full run time.
+    ordering : array_like, optional
+        Node ids (or coordinates) in rank order, for the span metrics.
+        Default: the allocator's ordering (1D allocators), else no spans.
+    on_decision : callable, optional
+        ``on_decision(decision)`` with a :class:`Decision` at every
+        allocation, after the machine accepted it: the free set, k, the
+        choice and the solver result.  Situation/decision comparisons and
+        certification plug in here.
+    record : callable, optional
+        ``record(job_record)`` with each :class:`JobRecord` as its job ends
+        (streaming output).
+    progress : bool or callable
+        True: a progress line on stderr; a callable gets ``(done, total)``.
+    rng : None, int or numpy.random.Generator
+        Seed for ``allocator="random"``.
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    ValueError
+        Bad arguments, a job larger than the machine, a busy machine.
+    RuntimeError
+        A scheduler that overcommits processors or an allocator that gives
+        a busy node, a node twice, or the wrong number of nodes.
+
+    Notes
+    -----
+    Events are keyed ``(time, priority, sequence)``: finishes, then
+    arrivals, then one dispatch per time instant; the run is deterministic
+    for deterministic policies.  Cost per dispatch: the scheduler's
+    (O(queue) for FCFS and EASY) plus one allocator call per started job.
+
+    Examples
+    --------
+    >>> from optalloc.sim import Job, simulate
+    >>> jobs = [Job(1, 0, 10, 3), Job(2, 0, 10, 2), Job(3, 1, 4, 1)]
+    >>> res = simulate(jobs, "2x2", scheduler="easy", allocator="mc1x1")
+    >>> [(r.job_id, r.start) for r in res.records]
+    [(1, 0.0), (2, 10.0), (3, 1.0)]
+    """
+    wall0 = _time.perf_counter()
+    if isinstance(trace, Trace):
+        jobs, report = trace.jobs, trace.report
+    else:
+        try:
+            jobs = Trace(tuple(trace)).jobs
+        except TypeError:
+            raise ValueError(f"`trace` must be a Trace or a sequence of Job, got {type(trace).__name__}") from None
+        report = TraceReport(lines=len(jobs), jobs=len(jobs))
+    machine = parse_machine(machine) if not isinstance(machine, Machine) else machine
+    if machine.n_free != machine.size:
+        raise ValueError(f"`machine` must start all free, {machine.size - machine.n_free} nodes are busy")
+    for j in jobs:
+        if j.procs > machine.size:
+            raise ValueError(f"job {j.job_id} needs {j.procs} processors, the machine has {machine.size}; "
+                             "read the trace with max_procs and oversize='skip' or 'clip'")
+    if len({id(j) for j in jobs}) != len(jobs):  # one object per job, so identities tell them apart
+        jobs = tuple(replace(j) for j in jobs)
+    sched = make_scheduler(scheduler)
+    alloc = parse_allocator(allocator, rng=rng)
+    if ordering is None:
+        ordering = alloc.ordering(machine)
+    ranks = None if ordering is None else _ranks_of(ordering, machine)
+    if progress is True:
+        progress = _progress_printer(len(jobs))
+    elif progress is False or progress is None:
+        progress = None
+    elif not callable(progress):
+        raise ValueError(f"`progress` must be a bool or a callable, got {progress!r}")
+    for name, hook in (("on_decision", on_decision), ("record", record)):
+        if hook is not None and not callable(hook):
+            raise ValueError(f"`{name}` must be callable or None, got {hook!r}")
+    kill = bool(kill_at_estimate)
+
+    events = EventQueue()
+    for pos, j in enumerate(jobs):
+        events.push(j.submit, ARRIVAL, pos)
+    position = {id(j): pos for pos, j in enumerate(jobs)}
+    waiting: list[Job] = []
+    running: dict[int, tuple[float, int]] = {}  # pos -> (estimated end, procs)
+    started: dict[int, tuple] = {}
+    records: list = [None] * len(jobs)
+    dispatch_at = None
+    decisions, done = 0, 0
+    alloc_time = 0.0
+    total = len(jobs)
+    name = getattr(alloc, "name", None)
+    if not name or name == Allocator.name:
+        name = type(alloc).__name__
+
+    while events:
+        ev = events.pop()
+        now, kind, pos = ev.time, ev.kind, ev.payload
+        if kind == FINISH:
+            start, nodes, metrics, n_tied, run = started.pop(pos)
+            machine.release(nodes, owner=pos)
+            del running[pos]
+            j = jobs[pos]
+            flow = now - j.submit
+            rec = JobRecord(
+                job_id=j.job_id, submit=j.submit, start=start, end=now, wait=start - j.submit, flow=flow,
+                slowdown=max(1.0, flow / max(run, SLOWDOWN_THRESHOLD)), run=run, estimate=j.estimate,
+                procs=j.procs, killed=kill and j.runtime > j.estimate, W=metrics["W"],
+                avg_l1=metrics["avg_l1"], bbox=metrics["bbox"], bbox_volume=metrics["bbox_volume"],
+                span=metrics["span"], ring_span=metrics["ring_span"], n_tied=n_tied,
+                nodes=tuple(nodes.tolist()))
+            records[pos] = rec
+            done += 1
+            if record is not None:
+                record(rec)
+            if progress is not None:
+                progress(done, total)
+        elif kind == ARRIVAL:
+            waiting.append(jobs[pos])
+        else:  # DISPATCH
+            if not waiting:
+                continue
+            view = sorted((max(e, now), p) for e, p in running.values())
+            free = machine.n_free
+            picks = sched.select(now, waiting, free, view)
+            if not picks:
+                continue
+            chosen = set()
+            for j in picks:
+                p = position.get(id(j))
+                if p is None or p in chosen or p in started or records[p] is not None:
+                    raise RuntimeError(f"scheduler {sched!r} picked job {j.job_id}, which is not waiting")
+                chosen.add(p)
+            need = sum(j.procs for j in picks)
+            if need > free:
+                raise RuntimeError(f"scheduler {sched!r} started jobs needing {need} processors "
+                                   f"with {free} free at time {now}")
+            for j in picks:
+                p = position[id(j)]
+                k = j.procs
+                t0 = _time.perf_counter()
+                nodes, result = _as_allocation(alloc.select(machine, k))
+                alloc_time += _time.perf_counter() - t0
+                if nodes.ndim != 1 or len(nodes) != k:
+                    raise RuntimeError(f"allocator {name!r} gave {nodes.size} nodes for job {j.job_id} "
+                                       f"of {k} processors")
+                free_ids, free_points = machine.free_ids(), machine.free_points()
+                nodes = machine.allocate(nodes, owner=p)
+                nodes.setflags(write=False)
+                if on_decision is not None:
+                    on_decision(Decision(decisions, now, j, k, free_ids, free_points, nodes, result, name,
+                                         machine.shape, machine.torus))
+                decisions += 1
+                run = min(j.runtime, j.estimate) if kill else j.runtime
+                metrics = allocation_metrics(machine, nodes, ranks)
+                n_tied = None
+                if result is not None and "n_tied" in result.extra:
+                    n_tied = int(result.extra["n_tied"])
+                started[p] = (now, nodes, metrics, n_tied, run)
+                running[p] = (now + j.estimate, k)
+                events.push(now + run, FINISH, p)
+            waiting = [j for j in waiting if position[id(j)] not in chosen]
+            continue
+        if kind != DISPATCH and dispatch_at != now:
+            dispatch_at = now
+            events.push(now, DISPATCH, None)
+
+    if waiting or started:
+        raise RuntimeError(f"simulation ended with {len(waiting)} jobs waiting and {len(started)} running")
+    summary = summarise(records, machine.size, alloc_time)
+    return SimulationResult(tuple(records), summary, machine.describe(), sched.name, name, kill, report,
+                            _time.perf_counter() - wall0)
