@@ -280,6 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=float, metavar="S", help="time limit per exact solve (default 60)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=_cmd_bench)
+
+    from .curves._cli import register as register_curves
+    from .sim._cli import register as register_sim
+
+    register_curves(sub)
+    register_sim(sub)
     return parser
 
 
