@@ -30,6 +30,7 @@ from ._core import objective, validate_matrices, validate_permutation
 from ._exact import brute, exact
 from ._grasp import grasp
 from ._io import QAPSolution, read_qaplib, read_solution, write_qaplib
+from ._mapping import METHODS, faq, map_tasks, solve
 from ._matrix_io import parse_matrix, read_matrix
 from ._metrics import (
     Dilation,
@@ -54,6 +55,7 @@ from ._topology import CRITERIA, Topology
 
 __all__ = [
     "CRITERIA",
+    "METHODS",
     "PATTERNS",
     "Dilation",
     "LinkLoads",
@@ -64,10 +66,12 @@ __all__ = [
     "brute",
     "dilation",
     "exact",
+    "faq",
     "gilmore_lawler",
     "grasp",
     "hop_bytes",
     "link_loads",
+    "map_tasks",
     "mapping_report",
     "objective",
     "parse_matrix",
@@ -77,6 +81,7 @@ __all__ = [
     "read_qaplib",
     "read_solution",
     "ring",
+    "solve",
     "stencil",
     "tabu",
     "transpose",

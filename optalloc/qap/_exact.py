@@ -15,7 +15,7 @@ from ._core import validate_matrices
 #: Largest n enumerated (8! = 40320 permutations).
 BRUTE_MAX = 8
 #: Largest n given to the MIP without a time limit.
-MIP_MAX = 12
+MIP_MAX = 10
 
 
 def brute(W, C, *, limit: int = BRUTE_MAX):
@@ -54,8 +54,8 @@ def _enumerate(A, B, chunk: int = 5040):
     return best_p, best_v
 
 
-def exact(W, C, *, solver: str = "highs", time_limit: float | None = None, rel_gap: float = 0.0, rng=None,
-          verbose: bool = False):
+def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit: float | None = None,
+          rel_gap: float = 0.0, rng=None, verbose: bool = False):
     """Optimal task mapping for small n, or a certified bracket.
 
     n <= 8 is enumerated.  Larger instances are solved as the Adams-Johnson
@@ -67,10 +67,13 @@ def exact(W, C, *, solver: str = "highs", time_limit: float | None = None, rel_g
     ----------
     W, C : array_like, shape (n, n)
         Flows and costs.
+    formulation : {"auto", "brute", "adams-johnson"}
+        "auto" enumerates when n <= 8 and uses the Adams-Johnson model
+        otherwise.
     solver : str, default "highs"
         Any MIP solver Pyomo knows by name.
     time_limit : float, optional
-        Seconds for the solver; required above n = 12.
+        Seconds for the solver; required above n = 10.
     rel_gap : float, default 0
         Stop the solver at this relative gap (status is then "feasible").
     rng : None, int or numpy.random.Generator
@@ -93,7 +96,9 @@ def exact(W, C, *, solver: str = "highs", time_limit: float | None = None, rel_g
     clock = Stopwatch(time_limit)
     A, B = validate_matrices(W, C)
     n = len(A)
-    if n <= BRUTE_MAX:
+    if formulation not in ("auto", "brute", "adams-johnson"):
+        raise ValueError(f"unknown formulation {formulation!r}; choose 'auto', 'brute' or 'adams-johnson'")
+    if formulation == "brute" or (formulation == "auto" and n <= BRUTE_MAX):
         res = brute(A, B)
         return res.replace(method="exact", wall_time=clock.elapsed())
     if time_limit is None and n > MIP_MAX:
@@ -104,7 +109,7 @@ def exact(W, C, *, solver: str = "highs", time_limit: float | None = None, rel_g
     inc = tabu(A, B, iterations=200 * n, rng=rng)
     bound = _gl(A, B)
     p, value = inc.permutation, inc.objective
-    if bound >= value - 1e-9 * max(1.0, abs(value)):
+    if formulation == "auto" and bound >= value - 1e-9 * max(1.0, abs(value)):
         return qap_result(A, B, p, method="exact", start=clock.start, bound=bound, exact=True,
                           message="tabu search met the Gilmore-Lawler bound", extra={"bound_source": "gilmore-lawler"})
     import pyomo.environ as pyo

@@ -1,0 +1,226 @@
+"""Task mapping: the QAP solvers put to work on a machine, and a dispatcher."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import Stopwatch, positive_int, qap_result
+from ._core import validate_matrices
+from ._search import descent
+from ._topology import Topology
+
+#: Methods of :func:`solve` and :func:`map_tasks`.
+METHODS = ("tabu", "grasp", "exact", "brute", "faq", "consecutive", "random")
+
+
+def faq(W, C, *, rng=None, starts: int = 1, local_search: bool = True):
+    """scipy's FAQ (Vogelstein et al.) from ``starts`` seeded starts, polished by 2-swap descent.
+
+    The first start is scipy's barycenter, the others random doubly
+    stochastic matrices; the best permutation is returned.
+
+    Examples
+    --------
+    >>> from optalloc.qap._mapping import faq
+    >>> faq([[0, 5, 0], [5, 0, 1], [0, 1, 0]], [[0, 1, 2], [1, 0, 1], [2, 1, 0]], rng=0).objective
+    12.0
+    """
+    from scipy.optimize import quadratic_assignment
+
+    clock = Stopwatch(None)
+    A, B = validate_matrices(W, C)
+    starts = positive_int(starts, "starts")
+    rng = np.random.default_rng(rng)
+    best_p, best_v = None, np.inf
+    for s in range(starts):
+        options = {"rng": rng}
+        if s:
+            options["P0"] = "randomized"
+        res = quadratic_assignment(A, B, method="faq", options=options)
+        p = np.asarray(res.col_ind, dtype=np.intp)
+        if local_search:
+            p, value, _ = descent(A, B, p)
+        else:
+            value = float(res.fun)
+        if value < best_v:
+            best_p, best_v = p.copy(), value
+    return qap_result(A, B, best_p, method="faq", start=clock.start, extra={"starts": starts},
+                      message=f"scipy FAQ, best of {starts} start(s)" + (" + 2-swap descent" if local_search else ""))
+
+
+def structured_starts(A: np.ndarray, B: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+    """Starting permutations that exploit structure: identity and FAQ (with descent).
+
+    The identity is the consecutive mapping, optimal when the task graph
+    has the machine's shape (a stencil on a matching torus); FAQ follows
+    the spectrum of the two matrices.
+    """
+    n = len(A)
+    starts = [descent(A, B, np.arange(n, dtype=np.intp))[0]]
+    if n > 2:
+        starts.append(faq(A, B, rng=rng).permutation)
+    return starts
+
+
+def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = None,
+          iterations: int | None = None, alpha: float = 0.2, start=None):
+    """Solve ``min_p sum_ij W[i,j] C[p(i),p(j)]`` with the named method.
+
+    Parameters
+    ----------
+    W, C : array_like, shape (n, n)
+        Flows between tasks and costs between nodes.
+    method : str, default "tabu"
+        ``"tabu"`` (robust tabu search with restarts, started from the best
+        of the identity, FAQ and a greedy construction: the strong mode),
+        ``"grasp"`` (Pascual et al.), ``"exact"``, ``"brute"``, ``"faq"``
+        (scipy, best of ``iterations`` starts, default 30), ``"consecutive"``
+        (identity) or ``"random"``.
+    rng : None, int or numpy.random.Generator
+        Seed.
+    time_limit : float, optional
+        Seconds (tabu: the default budget is ``1000 n`` iterations).
+    iterations : int, optional
+        tabu: moves; grasp: constructions (default 50); faq: starts.
+    alpha : float, default 0.2
+        Candidate-list share of the greedy constructions.
+    start : array_like, optional
+        Starting permutation (tabu, grasp).
+
+    Returns
+    -------
+    Result
+        With ``permutation``; ``bound`` is the Gilmore-Lawler bound for
+        heuristics (exact methods prove their own).
+
+    Examples
+    --------
+    >>> from optalloc.qap import solve
+    >>> W = [[0, 5, 0], [5, 0, 1], [0, 1, 0]]
+    >>> C = [[0, 1, 2], [1, 0, 1], [2, 1, 0]]
+    >>> res = solve(W, C, method="tabu", rng=0)
+    >>> res.objective, res.bound, res.status
+    (12.0, 12.0, 'optimal')
+    """
+    from ._bounds import _gl
+    from ._exact import brute, exact
+    from ._grasp import grasp
+    from ._tabu import tabu
+
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    clock = Stopwatch(time_limit)
+    A, B = validate_matrices(W, C)
+    n = len(A)
+    rng = np.random.default_rng(rng)
+    if method == "exact":
+        return exact(A, B, time_limit=time_limit, rng=rng)
+    if method == "brute":
+        return brute(A, B)
+    # a heuristic that meets the Gilmore-Lawler bound has proven its optimum
+    bound = _gl(A, B)
+    if method == "consecutive":
+        res = qap_result(A, B, np.arange(n), method=method, start=clock.start, message="task i on node i")
+    elif method == "random":
+        res = qap_result(A, B, rng.permutation(n), method=method, start=clock.start, message="a random mapping")
+    elif method == "faq":
+        res = faq(A, B, rng=rng, starts=30 if iterations is None else iterations)
+    elif method == "grasp":
+        res = grasp(A, B, iterations=50 if iterations is None else iterations, alpha=alpha, rng=rng,
+                    start=start, time_limit=time_limit, target=bound)
+    else:
+        if start is None:
+            cands = structured_starts(A, B, rng)
+            cands.append(descent(A, B, _construct(A, B, rng, alpha))[0])
+            values = [float((A * B[np.ix_(p, p)]).sum()) for p in cands]
+            start = cands[int(np.argmin(values))]
+        remaining = clock.remaining()
+        res = tabu(A, B, iterations=iterations, time_limit=None if remaining is None else max(remaining, 1e-3),
+                   rng=rng, start=start, alpha=alpha, target=bound)
+    return qap_result(A, B, res.permutation, method=method, start=clock.start, bound=bound,
+                      message=res.message, extra=res.extra)
+
+
+def _construct(A, B, rng, alpha):
+    from ._grasp import construct
+
+    return construct(A, B, rng, alpha=alpha)
+
+
+def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None, method: str = "tabu",
+              rng=None, time_limit: float | None = None, iterations: int | None = None, alpha: float = 0.2):
+    """Map the tasks of a job onto the nodes of its partition (Pascual et al.).
+
+    Parameters
+    ----------
+    W : array_like, shape (t, t)
+        Bytes sent between tasks (non-negative).
+    topology : Topology or str, optional
+        The machine (``Topology.torus((8, 8))`` or ``"torus:8x8"``); not
+        needed when ``cost`` is given.
+    nodes : array_like of int, optional
+        The partition: node ids the job got (default: every node).  With
+        more nodes than tasks, the tasks go to the best ``t`` of them
+        (zero-flow dummy tasks fill the rest).
+    criterion : {"td", "classic"}, default "td"
+        Cost between nodes: hop distance ("classic") or Traffic
+        Distribution, hops plus axis imbalance ("td"); ignored with ``cost``.
+    cost : array_like, optional
+        A user cost matrix over the partition, instead of a criterion.
+    method : str, default "tabu"
+        Any method of :func:`solve`; ``"consecutive"`` puts task i on the
+        i-th node of the partition, ``"random"`` draws a mapping.
+    rng, time_limit, iterations, alpha
+        As in :func:`solve`.
+
+    Returns
+    -------
+    Result
+        ``permutation[i]`` is the node id of task i; ``indices`` the nodes
+        used, ``points`` their coordinates on meshes and tori; ``objective``
+        the cost under the criterion; ``extra["criterion"]``.
+
+    Examples
+    --------
+    >>> from optalloc.qap import map_tasks, stencil
+    >>> res = map_tasks(stencil((4, 4)), "torus:4x4", criterion="classic", rng=0)
+    >>> res.objective, res.status        # every message travels one hop
+    (64.0, 'optimal')
+    """
+    clock = Stopwatch(time_limit)
+    from ._metrics import _validate_flows
+
+    A = _validate_flows(W)
+    t = len(A)
+    if isinstance(topology, str):
+        topology = Topology.parse(topology)
+    if topology is not None and not isinstance(topology, Topology):
+        raise ValueError(f"`topology` must be a Topology or a spec such as 'torus:8x8', got {type(topology).__name__}")
+    if cost is None:
+        if topology is None:
+            raise ValueError("give a `topology` (or a `cost` matrix)")
+        node_ids = np.arange(topology.n) if nodes is None else topology._nodes(nodes)
+        B = topology.cost_matrix(criterion, nodes=node_ids)
+    else:
+        B = np.asarray(cost, dtype=np.float64)
+        if B.ndim != 2 or B.shape[0] != B.shape[1]:
+            raise ValueError(f"`cost` must be a square matrix, got shape {B.shape}")
+        if nodes is None:
+            node_ids = np.arange(len(B))
+        else:
+            node_ids = np.asarray(nodes, dtype=np.intp)
+            if len(node_ids) != len(B):
+                raise ValueError(f"`nodes` has {len(node_ids)} entries but `cost` is {len(B)} x {len(B)}")
+        criterion = "user"
+    m = len(B)
+    if t > m:
+        raise ValueError(f"{t} tasks do not fit on {m} nodes")
+    if t < m:  # dummy tasks without traffic take the nodes left over
+        A = np.pad(A, ((0, m - t), (0, m - t)))
+    res = solve(A, B, method=method, rng=rng, time_limit=time_limit, iterations=iterations, alpha=alpha)
+    perm = res.permutation[:t]
+    coords = topology.coords if topology is not None and topology.is_grid else None
+    out = qap_result(A[:t, :t], B, perm, method=method, start=clock.start, nodes=node_ids, points=coords,
+                     bound=res.bound, message=res.message,
+                     extra={**res.extra, "criterion": criterion})
+    return out
