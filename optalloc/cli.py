@@ -282,9 +282,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_bench)
 
     from .curves._cli import register as register_curves
+    from .qap._cli import register as register_qap
     from .sim._cli import register as register_sim
 
     register_curves(sub)
+    register_qap(sub)
     register_sim(sub)
     return parser
 

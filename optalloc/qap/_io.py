@@ -20,7 +20,10 @@ def read_qaplib(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     stream of whitespace-separated numbers (rows may wrap).
 
     Returns (A, B); the objective of a permutation p is
-    ``sum_ij A[i, j] B[p(i), p(j)]``, i.e. ``objective(A, B, p)``.
+    ``sum_ij A[i, j] B[p(i), p(j)]``, i.e. ``objective(A, B, p)``.  Some
+    distributions put a second number on the first line (the best known
+    value, as in a ``.sln`` header); it is recognised by the entry count
+    and skipped.
     """
     tokens = _numbers(path)
     try:
@@ -28,6 +31,8 @@ def read_qaplib(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
         values = np.array([float(t) for t in tokens[1:]])
     except (ValueError, IndexError):
         raise ValueError(f"{path}: not a QAPLIB instance (expected n and two n x n matrices)") from None
+    if n >= 1 and len(values) == 2 * n * n + 1:  # "n value" header line
+        values = values[1:]
     if n < 1 or len(values) != 2 * n * n:
         raise ValueError(f"{path}: n = {n} needs {2 * n * n} matrix entries, found {len(values)}")
     return values[: n * n].reshape(n, n), values[n * n :].reshape(n, n)

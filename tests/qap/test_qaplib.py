@@ -96,3 +96,21 @@ def test_bad_files(tmp_path):
     bad.write_text("3\n1 2 3\n")
     with pytest.raises(ValueError, match="needs 18 matrix entries"):
         read_qaplib(bad)
+
+
+@needs_qaplib
+def test_every_instance_reads_including_value_headers():
+    names = sorted(p.stem for p in QAPLIB.glob("*.dat"))
+    for name in names:
+        A, B = read_qaplib(QAPLIB / f"{name}.dat")
+        assert A.shape == B.shape and A.shape[0] == A.shape[1]
+    # tai10a starts with "10 135028": n and the best known value
+    A, B = read_qaplib(QAPLIB / "tai10a.dat")
+    assert A.shape == (10, 10) and A[0, 1] == 71
+
+
+def test_value_header_is_skipped(tmp_path):
+    f = tmp_path / "v.dat"
+    f.write_text("2 7\n0 1\n1 0\n0 3\n3 0\n")
+    A, B = read_qaplib(f)
+    assert A.tolist() == [[0, 1], [1, 0]] and B.tolist() == [[0, 3], [3, 0]]
