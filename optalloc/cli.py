@@ -214,7 +214,9 @@ def _cmd_bench(args) -> int:
             print(f"running {name} ...", file=sys.stderr, flush=True)
 
     if args.limit is not None and args.suite == "heuristics":
-        raise UsageError("--limit applies to --suite exact or all")
+        raise UsageError("--limit applies to --suite exact, qap or all")
+    if args.limit is not None and not args.limit > 0:
+        raise UsageError(f"--limit must be positive, got {args.limit}")
     rows = []
     if args.suite in ("heuristics", "all"):
         rows += bench.run(quick=args.quick, repeat=args.repeat, progress=progress)
@@ -225,10 +227,20 @@ def _cmd_bench(args) -> int:
         rows += bench.run_exact(ks=ks, seeds=seeds, limit=args.limit or 60.0, side=8 if args.quick else 16,
                                 progress=progress)
         rows += bench.run_ptas(ms=(1, 2) if args.quick else (1, 2, 3), progress=progress)
+    qap_rows = []
+    if args.suite in ("qap", "all"):
+        from .qap._bench import format_qap_table, run_qap
+
+        qap_rows = run_qap(quick=args.quick, limit=args.limit or 2.0, progress=progress)
     if args.json:
-        _print_json([r.to_dict() for r in rows])
+        _print_json([r.to_dict() for r in rows] + [r.to_dict() for r in qap_rows])
     else:
-        print(bench.format_table(rows))
+        if rows:
+            print(bench.format_table(rows))
+        if qap_rows:
+            if rows:
+                print()
+            print(format_qap_table(qap_rows))
     return EXIT_OK if all(r.agree for r in rows) else EXIT_NO_SOLUTION
 
 
@@ -274,10 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="small instances (seconds)")
     p.add_argument("--repeat", type=int, default=5,
                    help="repetitions of each side of a heuristics case (the best is kept; 3 s budget per side)")
-    p.add_argument("--suite", choices=("heuristics", "exact", "all"), default="heuristics",
+    p.add_argument("--suite", choices=("heuristics", "exact", "qap", "all"), default="heuristics",
                    help="heuristics (seconds, default), exact (the exact solver against the plain "
-                   "pairwise MIP: up to 2 x 9 x --limit seconds) or all")
-    p.add_argument("--limit", type=float, metavar="S", help="time limit per exact solve (default 60)")
+                   "pairwise MIP: up to 2 x 9 x --limit seconds), qap (GRASP and tabu over 10 seeds on "
+                   "QAPLIB and mapping instances against scipy: about 15 minutes) or all")
+    p.add_argument("--limit", type=float, metavar="S",
+                   help="time limit per exact solve (default 60) or per QAP run (default 2)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=_cmd_bench)
 

@@ -63,7 +63,7 @@ def structured_starts(A: np.ndarray, B: np.ndarray, rng: np.random.Generator) ->
 
 
 def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = None,
-          iterations: int | None = None, alpha: float = 0.2, start=None):
+          iterations: int | None = None, alpha: float = 0.2, start=None, target: float | None = None):
     """Solve ``min_p sum_ij W[i,j] C[p(i),p(j)]`` with the named method.
 
     Parameters
@@ -86,6 +86,9 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
         Candidate-list share of the greedy constructions.
     start : array_like, optional
         Starting permutation (tabu, grasp).
+    target : float, optional
+        tabu, grasp: stop once the objective is at most ``target`` (they
+        always stop at the Gilmore-Lawler bound, which proves optimality).
 
     Returns
     -------
@@ -119,6 +122,7 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
         return brute(A, B)
     # a heuristic that meets the Gilmore-Lawler bound has proven its optimum
     bound = _gl(A, B)
+    stop = bound if target is None else max(bound, float(target))
     if method == "consecutive":
         res = qap_result(A, B, np.arange(n), method=method, start=clock.start, message="task i on node i")
     elif method == "random":
@@ -127,7 +131,7 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
         res = faq(A, B, rng=rng, starts=30 if iterations is None else iterations)
     elif method == "grasp":
         res = grasp(A, B, iterations=50 if iterations is None else iterations, alpha=alpha, rng=rng,
-                    start=start, time_limit=time_limit, target=bound)
+                    start=start, time_limit=time_limit, target=stop)
     else:
         if start is None:
             cands = structured_starts(A, B, rng)
@@ -136,7 +140,7 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
             start = cands[int(np.argmin(values))]
         remaining = clock.remaining()
         res = tabu(A, B, iterations=iterations, time_limit=None if remaining is None else max(remaining, 1e-3),
-                   rng=rng, start=start, alpha=alpha, target=bound)
+                   rng=rng, start=start, alpha=alpha, target=stop)
     return qap_result(A, B, res.permutation, method=method, start=clock.start, bound=bound,
                       message=res.message, extra=res.extra)
 
