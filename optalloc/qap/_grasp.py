@@ -119,9 +119,9 @@ def grasp(W, C, *, iterations: int = 50, alpha: float = 0.2, beta: float = 0.5, 
     ----------
     Y. Li, P. M. Pardalos, M. G. C. Resende, "A greedy randomized adaptive
     search procedure for the quadratic assignment problem", DIMACS Series
-    16 (1994).  J. A. Pascual, J. Navaridas, J. Miguel-Alonso, "Effects of
-    topology-aware allocation policies on scheduling performance" and the
-    mapping paper in ``seeds/``, sec. 3.2.
+    16 (1994).  J. A. Pascual, J. Miguel-Alonso, J. A. Lozano,
+    "Optimization-based mapping framework for parallel applications",
+    Technical Report EHU-KAT-IK-02-10, sec. 3.2.
 
     Examples
     --------
