@@ -1,0 +1,294 @@
+"""Orderings of any connected network: curves, starts, the QAP engine, the IP."""
+
+from __future__ import annotations
+
+import operator
+import time
+
+import numpy as np
+
+from .._result import Result, relative_gap
+
+#: Methods of :func:`order_graph`.
+GRAPH_METHODS = ("auto", "qap", "brute", "ip", "gilbert", "hilbert", "snake", "row-major", "spectral", "greedy")
+
+
+def graph_distances(G, *, weight: str | None = None):
+    """Node labels (in ``G``'s order) and the shortest-path matrix of a connected graph.
+
+    Raises a one-line ValueError for directed, empty, disconnected graphs,
+    self-loops and non-positive edge lengths.
+    """
+    import networkx as nx
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    if not isinstance(G, nx.Graph):
+        raise ValueError(f"`G` must be a networkx graph, got {type(G).__name__}")
+    if G.is_directed():
+        raise ValueError("`G` must be undirected (pass G.to_undirected() to order a directed network)")
+    if G.number_of_nodes() == 0:
+        raise ValueError("`G` has no node")
+    if nx.number_of_selfloops(G):
+        raise ValueError(f"`G` has {nx.number_of_selfloops(G)} self-loop(s); remove them (nx.selfloop_edges)")
+    if not nx.is_connected(G):
+        raise ValueError(f"`G` is not connected ({nx.number_connected_components(G)} components); order each "
+                         "component (nx.connected_components) or add the missing links")
+    labels = list(G.nodes)
+    index = {v: i for i, v in enumerate(labels)}
+    rows, cols, vals = [], [], []
+    for u, v, data in G.edges(data=True):
+        w = 1.0 if weight is None else data.get(weight, 1.0)
+        try:
+            w = float(w)
+        except (TypeError, ValueError):
+            raise ValueError(f"edge ({u!r}, {v!r}) has a non-numeric {weight!r}: {w!r}") from None
+        if not (w > 0 and np.isfinite(w)):
+            raise ValueError(f"edge ({u!r}, {v!r}) has {weight!r} = {w}; lengths must be positive and finite")
+        rows.append(index[u])
+        cols.append(index[v])
+        vals.append(w)
+    n = len(labels)
+    A = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+    # parallel edges of a multigraph: the shortest counts (csgraph keeps the minimum
+    # only for explicit duplicates summed by tocsr, so take the minimum by hand)
+    if G.is_multigraph():
+        best = {}
+        for r, c, v in zip(rows, cols, vals):
+            key = (min(r, c), max(r, c))
+            best[key] = min(v, best.get(key, np.inf))
+        r, c = zip(*best)
+        A = coo_matrix((list(best.values()), (r, c)), shape=(n, n)).tocsr()
+    D = shortest_path(A, directed=False, unweighted=weight is None)
+    return labels, D
+
+
+def _coordinates(labels):
+    """Integer coordinates when every label is a tuple of 2 or 3 integers, else None."""
+    try:
+        pts = np.array([tuple(operator.index(c) for c in v) for v in labels], dtype=np.int64)
+    except TypeError:
+        return None
+    if pts.ndim != 2 or pts.shape[1] not in (2, 3):
+        return None
+    return pts
+
+
+def curve_start(labels, method: str) -> np.ndarray:
+    """Order the nodes along a box curve over their coordinates' bounding box.
+
+    The curve visits the box; nodes absent from the graph are skipped.
+    ``hilbert`` pads the box to a power-of-two square or cube (as Slurm
+    does); ``gilbert`` needs no padding.
+    """
+    from ._boxes import box_order
+
+    pts = _coordinates(labels)
+    if pts is None:
+        raise ValueError(f"method {method!r} needs nodes labelled by integer coordinates (x, y) or (x, y, z), "
+                         "as nx.grid_2d_graph gives")
+    lo = pts.min(axis=0)
+    rel = pts - lo
+    shape = tuple(int(s) for s in rel.max(axis=0) + 1)
+    if method == "hilbert":
+        side = 1 << max(0, int(np.ceil(np.log2(max(shape)))))
+        shape = (side,) * len(shape)
+    curve = np.asarray(box_order(shape, method.replace("-", "_")), dtype=np.int64)
+    where = {tuple(p): i for i, p in enumerate(map(tuple, rel))}
+    return np.array([where[t] for t in map(tuple, curve) if t in where], dtype=np.intp)
+
+
+def spectral_start(G, rng=None) -> np.ndarray:
+    """Order by the Fiedler vector of the graph Laplacian (ties by index).
+
+    Ranks follow ``list(G.nodes)``; the eigensolver is seeded by ``rng``.
+    """
+    import networkx as nx
+
+    n = G.number_of_nodes()
+    if n < 3:
+        return np.arange(n, dtype=np.intp)
+    seed = int(np.random.default_rng(rng).integers(2**31))
+    vals = np.asarray(nx.fiedler_vector(G, normalized=False, seed=seed, method="tracemin_lu"))
+    return np.lexsort((np.arange(n), vals)).astype(np.intp)
+
+
+def greedy_start(D: np.ndarray) -> np.ndarray:
+    """Nearest-neighbour path from a peripheral node (largest eccentricity, lowest index)."""
+    n = len(D)
+    cur = int(np.argmax(D.max(axis=1)))
+    seen = np.zeros(n, dtype=bool)
+    out = [cur]
+    seen[cur] = True
+    for _ in range(n - 1):
+        d = np.where(seen, np.inf, D[cur])
+        cur = int(np.argmin(d))
+        seen[cur] = True
+        out.append(cur)
+    return np.array(out, dtype=np.intp)
+
+
+def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, weight: str | None = None,
+                rng=None, time_limit: float | None = None, iterations: int | None = None) -> Result:
+    """A linear order of the nodes of a network that keeps neighbours close.
+
+    Minimises the ordering objective of SAND2003-3702 sec. 4.2,
+    ``sum over ranks i < j of w(r(i, j)) * dist(v_i, v_j)``, over orders of
+    the nodes of a connected NetworkX graph.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        Connected, undirected, without self-loops (any labels).
+    method : str, default "auto"
+        ``"qap"``: the ordering as a quadratic assignment (flow
+        ``w(r(i, j))`` between ranks, distance between nodes) solved by the
+        robust tabu search of :mod:`optalloc.qap`, started from the best of
+        the coordinate curves (when nodes are labelled by integer
+        coordinates), a spectral order and a greedy nearest-neighbour path,
+        each polished by 2-swap descent; ``"brute"``: every order (up to
+        9 nodes); ``"ip"``: the exact integer program
+        (:func:`optalloc.curves.order_ip`, small graphs, slow beyond 8 nodes);
+        ``"gilbert"``, ``"hilbert"``, ``"snake"``, ``"row-major"``: box
+        curves over the nodes' coordinates; ``"spectral"``, ``"greedy"``:
+        the starts alone; ``"auto"``: ``"brute"`` up to 8 nodes, else ``"qap"``.
+    weights : callable, array_like or None
+        ``w(d)`` for rank distance d (default ``2**-(d-1)``).
+    ring : bool
+        Rank distance around a ring of ranks.
+    weight : str, optional
+        Edge attribute holding link lengths (default: every link is one hop).
+    rng : None, int or numpy.random.Generator
+        Seed of the search.
+    time_limit : float, optional
+        Seconds for the search ("qap") or the solver ("ip").
+    iterations : int, optional
+        Tabu moves ("qap"); default ``20 N`` when no time limit is given.
+
+    Returns
+    -------
+    Result
+        ``permutation[r]`` is the index (in ``list(G.nodes)``) of the node
+        at rank r, ``extra["order"]`` the node labels in order,
+        ``objective`` the ordering objective, ``bound`` a proven lower bound
+        (the Gilmore-Lawler bound of the QAP, or the IP's bound), ``gap``,
+        ``status`` ("optimal" only when proven), ``extra["starts"]`` the
+        objective of each start.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from optalloc.curves import order_graph
+    >>> G = nx.grid_2d_graph(4, 4)
+    >>> res = order_graph(G, rng=0, iterations=200)
+    >>> res.objective <= order_graph(G, method="gilbert").objective
+    True
+    >>> order_graph(nx.path_graph(5)).extra["order"] in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0])
+    True
+    """
+    from ._objective import order_objective, rank_weights
+
+    start_time = time.perf_counter()
+    if method not in GRAPH_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(GRAPH_METHODS)}")
+    labels, D = graph_distances(G, weight=weight)
+    n = len(labels)
+    c = rank_weights(n, weights, ring=ring)
+    if method == "auto":
+        method = "brute" if n <= 8 else "qap"
+    extra: dict = {}
+    bound = None
+    status = "feasible"
+    if method == "ip":
+        from ._ip import order_ip
+
+        res = order_ip(D, weights=weights, ring=ring, time_limit=time_limit)
+        order, bound, status = np.asarray(res.permutation), res.bound, res.status
+        extra.update(res.extra)
+    elif method == "brute":
+        if n > BRUTE_MAX:
+            raise ValueError(f"brute force enumerates N!/2 orders; N = {n} is above {BRUTE_MAX}")
+        order, bound = _brute(D, c)
+    elif method in ("gilbert", "hilbert", "snake", "row-major"):
+        order = curve_start(labels, method)
+    elif method == "spectral":
+        order = spectral_start(G, rng)
+    elif method == "greedy":
+        order = greedy_start(D)
+    else:
+        order, bound, extra = _qap_order(G, labels, D, c, rng, time_limit, iterations)
+    value = order_objective(D, order, weights=weights, ring=ring)
+    if bound is not None and bound >= value - 1e-9 * max(1.0, abs(value)):
+        status, bound = "optimal", min(bound, value)
+    extra["order"] = [labels[i] for i in order]
+    total = float(c[np.abs(np.subtract.outer(np.arange(n), np.arange(n)))].sum() / 2)
+    return Result(
+        indices=np.arange(n), points=np.empty((0, 0)), objective=value,
+        average=value / total if total else 0.0, bound=bound, gap=relative_gap(value, bound),
+        guarantee=1.0 if status == "optimal" else None, status=status, method=method,
+        message=extra.pop("message", ""), wall_time=time.perf_counter() - start_time, extra=extra,
+        permutation=np.asarray(order, dtype=np.intp))
+
+
+#: Largest graph ordered by enumeration.
+BRUTE_MAX = 9
+
+
+def _brute(D: np.ndarray, c: np.ndarray):
+    """Best order over all permutations, each reversal pair evaluated once."""
+    import itertools
+
+    n = len(D)
+    if n == 1:
+        return np.zeros(1, dtype=np.intp), 0.0
+    F = c[np.abs(np.subtract.outer(np.arange(n), np.arange(n)))]
+    best_v, best_p = np.inf, None
+    # reversal leaves the objective unchanged (linear or ring): keep p[0] < p[-1]
+    perms = (p for p in itertools.permutations(range(n)) if p[0] < p[-1])
+    while True:
+        block = np.array(list(itertools.islice(perms, 5040)), dtype=np.intp)
+        if len(block) == 0:
+            break
+        vals = np.einsum("ij,mij->m", F, D[block[:, :, None], block[:, None, :]])
+        j = int(np.argmin(vals))
+        if vals[j] < best_v:
+            best_v, best_p = float(vals[j]), block[j].copy()
+    return best_p, best_v / 2
+
+
+def _qap_order(G, labels, D, c, rng, time_limit, iterations):
+    """The ordering as a QAP: flow c(|i-j|) between ranks i, j; distance between nodes."""
+    from optalloc.qap import gilmore_lawler, tabu
+    from optalloc.qap._common import Stopwatch
+    from optalloc.qap._search import descent
+
+    clock = Stopwatch(time_limit)
+    rng = np.random.default_rng(rng)
+    n = len(labels)
+    F = c[np.abs(np.subtract.outer(np.arange(n), np.arange(n)))]
+    starts = {}
+    if _coordinates(labels) is not None:
+        for name in ("gilbert", "snake"):
+            starts[name] = curve_start(labels, name)
+    starts["greedy"] = greedy_start(D)
+    if n >= 3:
+        starts["spectral"] = spectral_start(G, rng)
+    values = {}
+    best_name, best_p, best_v = None, None, np.inf
+    for name, p in starts.items():
+        q, v, _ = descent(F, D, p.copy())
+        values[name] = float((F * D[np.ix_(p, p)]).sum() / 2)
+        if v < best_v:
+            best_name, best_p, best_v = name, q, v
+    # the QAP counts each rank pair twice
+    bound = gilmore_lawler(F, D) / 2
+    extra = {"starts": values, "best_start": best_name}
+    if n < 2 or best_v / 2 <= bound:
+        return best_p, bound, extra
+    if iterations is None and time_limit is None:
+        iterations = 20 * n
+    remaining = clock.remaining()
+    res = tabu(F, D, start=best_p, rng=rng, iterations=iterations,
+               time_limit=None if remaining is None else max(remaining, 1e-3), target=2 * bound)
+    extra.update(iterations=res.extra["iterations"], message=f"tabu search from the {best_name} start")
+    return res.permutation, bound, extra

@@ -1,0 +1,145 @@
+"""order_graph: orderings of any connected network, against brute force and the curves."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from optalloc.cli import main
+from optalloc.curves import order_graph, order_objective
+from optalloc.curves._cli import mesh_graph, read_graph
+from optalloc.curves._graph import graph_distances
+
+
+def _brute(G, *, ring=False):
+    labels, D = graph_distances(G)
+    return min(order_objective(D, p, ring=ring) for p in itertools.permutations(range(len(labels))))
+
+
+def _valid(res, G):
+    assert sorted(res.permutation) == list(range(G.number_of_nodes()))
+    labels = list(G.nodes)
+    assert res.extra["order"] == [labels[i] for i in res.permutation]
+    _, D = graph_distances(G)
+    assert res.objective == pytest.approx(order_objective(D, res.permutation))
+
+
+GRAPHS = {
+    "path5": nx.path_graph(5),
+    "cycle6": nx.cycle_graph(6),
+    "star6": nx.star_graph(5),
+    "mesh2x3": mesh_graph((2, 3)),
+    "tree7": nx.random_labeled_tree(7, seed=3) if hasattr(nx, "random_labeled_tree") else nx.balanced_tree(2, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_small_graphs_are_ordered_optimally(name):
+    G = GRAPHS[name]
+    best = _brute(G)
+    res = order_graph(G)  # auto: the IP up to 8 nodes
+    _valid(res, G)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(best)
+    search = order_graph(G, method="qap", rng=0, iterations=300)
+    _valid(search, G)
+    assert search.objective >= best - 1e-9
+    assert search.bound <= best + 1e-9
+
+
+def test_search_beats_or_matches_every_start_and_the_curves():
+    rng = np.random.default_rng(0)
+    G = mesh_graph((8, 8))
+    G.remove_nodes_from([tuple(map(int, rng.integers(0, 8, 2))) for _ in range(8)])
+    G = G.subgraph(max(nx.connected_components(G), key=len)).copy()
+    res = order_graph(G, rng=0, iterations=300)
+    _valid(res, G)
+    assert res.objective <= min(res.extra["starts"].values()) + 1e-9
+    for curve in ("gilbert", "hilbert", "snake", "row-major"):
+        other = order_graph(G, method=curve)
+        _valid(other, G)
+        assert res.objective <= other.objective + 1e-9
+    assert res.bound <= res.objective
+
+
+def test_curve_methods_on_a_full_mesh_match_the_box_curves():
+    from optalloc.curves import curve_objective, gilbert, snake
+
+    G = mesh_graph((6, 4))
+    assert order_graph(G, method="gilbert").objective == pytest.approx(curve_objective(gilbert((6, 4))))
+    assert order_graph(G, method="snake").objective == pytest.approx(curve_objective(snake((6, 4))))
+
+
+def test_greedy_and_spectral_starts_are_orders():
+    G = nx.petersen_graph()
+    for method in ("greedy", "spectral"):
+        _valid(order_graph(G, method=method, rng=1), G)
+
+
+def test_ring_ranks_and_edge_lengths():
+    G = nx.cycle_graph(7)
+    res = order_graph(G, ring=True)
+    assert res.objective == pytest.approx(_brute(G, ring=True))
+    H = nx.path_graph(4)
+    nx.set_edge_attributes(H, 2.0, "length")
+    assert order_graph(H, weight="length").objective == pytest.approx(2 * order_graph(H).objective)
+
+
+def test_same_seed_same_order():
+    G = nx.random_regular_graph(3, 20, seed=2)
+    a = order_graph(G, rng=5, iterations=200)
+    b = order_graph(G, rng=5, iterations=200)
+    assert np.array_equal(a.permutation, b.permutation)
+
+
+@pytest.mark.parametrize(
+    "G, kwargs, match",
+    [
+        (nx.Graph([(0, 1), (2, 3)]), {}, "not connected"),
+        (nx.Graph([(0, 1), (1, 1)]), {}, "self-loop"),
+        (nx.DiGraph([(0, 1)]), {}, "undirected"),
+        (nx.Graph(), {}, "no node"),
+        (nx.path_graph(3), {"method": "nope"}, "unknown method"),
+        (nx.path_graph(3), {"method": "gilbert"}, "coordinates"),
+        (nx.Graph([(0, 1, {"w": -1})]), {"weight": "w"}, "positive"),
+        ([[0, 1]], {}, "networkx graph"),
+    ],
+)
+def test_bad_graphs(G, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        order_graph(G, **kwargs)
+
+
+def test_read_graph_formats(tmp_path):
+    G = nx.cycle_graph(5)
+    (tmp_path / "g.txt").write_text("# a ring\n0 1\n1 2\n2 3\n3 4\n4 0\n")
+    nx.write_graphml(G, tmp_path / "g.graphml")
+    (tmp_path / "g.json").write_text(json.dumps(nx.node_link_data(G, edges="links")))
+    for name in ("g.txt", "g.graphml", "g.json"):
+        H = read_graph(tmp_path / name)
+        assert H.number_of_nodes() == 5 and H.number_of_edges() == 5
+    (tmp_path / "bad.txt").write_text("0 1 2 3\n")
+    with pytest.raises(ValueError, match="bad.txt:1"):
+        read_graph(tmp_path / "bad.txt")
+
+
+def test_cli_order(tmp_path, capsys):
+    out = tmp_path / "order.txt"
+    assert main(["order", "--mesh", "4x4", "--iterations", "50", "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 16 and len(set(lines)) == 16
+    assert main(["order", "--mesh", "4x4", "--out", str(out)]) == 2  # no overwrite without --force
+    assert "exists" in capsys.readouterr().err
+    g = tmp_path / "g.txt"
+    g.write_text("a b\nb c\nc d\n")
+    assert main(["order", "--graph", str(g), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "optimal" and data["extra"]["order"] in (list("abcd"), list("dcba"))
+    g.write_text("a b\nc d\n")
+    assert main(["order", "--graph", str(g)]) == 2
+    assert "not connected" in capsys.readouterr().err
+    assert main(["order", "--graph", str(g), "--torus"]) == 2
