@@ -227,21 +227,24 @@ def _cmd_bench(args) -> int:
         rows += bench.run_exact(ks=ks, seeds=seeds, limit=args.limit or 60.0, side=8 if args.quick else 16,
                                 progress=progress)
         rows += bench.run_ptas(ms=(1, 2) if args.quick else (1, 2, 3), progress=progress)
-    qap_rows = []
+    tables = []  # (rows, formatter, all good)
+    if rows:
+        tables.append((rows, bench.format_table, all(r.agree for r in rows)))
     if args.suite in ("qap", "all"):
         from .qap._bench import format_qap_table, run_qap
 
         qap_rows = run_qap(quick=args.quick, limit=args.limit or 2.0, progress=progress)
+        tables.append((qap_rows, format_qap_table, True))
+    if args.suite in ("curves", "all"):
+        from .curves._bench import format_curves_table, run_curves
+
+        curve_rows = run_curves(quick=args.quick, limit=args.limit or 30.0, progress=progress)
+        tables.append((curve_rows, format_curves_table, all(r.ok for r in curve_rows)))
     if args.json:
-        _print_json([r.to_dict() for r in rows] + [r.to_dict() for r in qap_rows])
+        _print_json([r.to_dict() for t in tables for r in t[0]])
     else:
-        if rows:
-            print(bench.format_table(rows))
-        if qap_rows:
-            if rows:
-                print()
-            print(format_qap_table(qap_rows))
-    return EXIT_OK if all(r.agree for r in rows) else EXIT_NO_SOLUTION
+        print("\n\n".join(fmt(rows) for rows, fmt, _ in tables))
+    return EXIT_OK if all(t[2] for t in tables) else EXIT_NO_SOLUTION
 
 
 # ---------------------------------------------------------------- parser
@@ -286,12 +289,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="small instances (seconds)")
     p.add_argument("--repeat", type=int, default=5,
                    help="repetitions of each side of a heuristics case (the best is kept; 3 s budget per side)")
-    p.add_argument("--suite", choices=("heuristics", "exact", "qap", "all"), default="heuristics",
+    p.add_argument("--suite", choices=("heuristics", "exact", "qap", "curves", "all"), default="heuristics",
                    help="heuristics (seconds, default), exact (the exact solver against the plain "
                    "pairwise MIP: up to 2 x 9 x --limit seconds), qap (GRASP and tabu over 10 seeds on "
-                   "QAPLIB and mapping instances against scipy: about 15 minutes) or all")
+                   "QAPLIB and mapping instances against scipy: about 15 minutes), curves (reference values and order_graph "
+                   "against the curves: about 1 minute) or all")
     p.add_argument("--limit", type=float, metavar="S",
-                   help="time limit per exact solve (default 60) or per QAP run (default 2)")
+                   help="time limit per exact solve (default 60), per QAP run (default 2) or per order_graph "
+                   "search (default 30)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=_cmd_bench)
 

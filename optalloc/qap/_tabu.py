@@ -105,7 +105,7 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
         p = construct(A, B, rng, alpha=alpha)
     p, best, it, found, restarts = _search(
         A, B, p, rng, iterations, clock, lo * n, hi * n, aspiration * n * n, target, progress,
-        None if restart is None else max(1, int(restart * n)), lambda r: construct(A, B, r, alpha=alpha))
+        None if restart is None else max(1, int(restart * n)), lambda r, best: construct(A, B, r, alpha=alpha))
     return qap_result(A, B, best, method="tabu", start=clock.start,
                       extra={"iterations": it, "restarts": restarts, "found_at": found},
                       message=f"robust tabu search, {it} iterations, {restarts} restarts")
@@ -144,7 +144,7 @@ def _search(A, B, p, rng, iterations, clock, t_lo, t_hi, asp, target, progress, 
         it += 1
         if restart is not None and it - run_at > restart:
             # diversify: a fresh start, the tabu memory forgotten
-            q = restart_start(rng)
+            q = restart_start(rng, best)
             state = SwapState(A, B, q)
             p = q
             last[:] = it
