@@ -185,14 +185,6 @@ class RandomAllocator(Allocator):
         return np.sort(self.rng.choice(ids, size=k, replace=False))
 
 
-def _curves():
-    try:
-        from ..curves import _alloc1d, _boxes
-    except ImportError as exc:  # pragma: no cover - depends on the curves package
-        raise RuntimeError(f"1D allocation needs optalloc.curves (allocate_1d, box_order): {exc}") from None
-    return _alloc1d, _boxes
-
-
 class OneDAllocator(Allocator):
     """1D allocation over an ordering of the machine (Leung et al. 2002).
 
@@ -225,9 +217,10 @@ class OneDAllocator(Allocator):
     """
 
     def __init__(self, order="gilbert", *, strategy="best-fit", ring=False):
-        alloc1d, _ = _curves()
-        if strategy not in alloc1d.STRATEGIES:
-            raise ValueError(f"`strategy` must be one of {', '.join(alloc1d.STRATEGIES)}, got {strategy!r}")
+        from .. import curves
+
+        if strategy not in curves.STRATEGIES:
+            raise ValueError(f"`strategy` must be one of {', '.join(curves.STRATEGIES)}, got {strategy!r}")
         if isinstance(order, str):
             order = order.replace("-", "_")
             self.order_name = order
@@ -243,12 +236,13 @@ class OneDAllocator(Allocator):
     def _prepared(self, machine):
         key = (machine.shape, machine.torus)
         if key not in self._cache:
-            alloc1d, boxes = _curves()
+            from .. import curves
+
             if isinstance(self.order, str):
-                coords = boxes.box_order(machine.shape, self.order)
+                coords = curves.box_order(machine.shape, self.order)
             else:
                 coords = self.order
-            ordering = alloc1d.Ordering1D(coords)
+            ordering = curves.Ordering1D(coords)
             if ordering.n_ranks != machine.size:
                 raise ValueError(f"`order` has {ordering.n_ranks} nodes, the machine {machine.size}")
             ranked_ids = machine.ids_of(ordering.order)
@@ -259,9 +253,10 @@ class OneDAllocator(Allocator):
         return self._prepared(machine)[1]
 
     def select(self, machine, k):
-        alloc1d, _ = _curves()
+        from .. import curves
+
         ordering, _ = self._prepared(machine)
-        result = alloc1d.allocate_1d(machine.free_points(), k, order=ordering, strategy=self.strategy,
+        result = curves.allocate_1d(machine.free_points(), k, order=ordering, strategy=self.strategy,
                                      ring=self.ring)
         _check_result(result, k, self.name)
         return Allocation(machine.free_ids()[result.indices], result)
