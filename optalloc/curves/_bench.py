@@ -49,7 +49,7 @@ def holed_mesh(shape=(16, 16), fraction: float = 0.15, seed: int = 0):
     G = mesh_graph(shape)
     rng = np.random.default_rng(seed)
     nodes = list(G.nodes)
-    drop = rng.choice(len(nodes), int(round(fraction * len(nodes))), replace=False)
+    drop = rng.choice(len(nodes), round(fraction * len(nodes)), replace=False)
     G.remove_nodes_from([nodes[i] for i in drop])
     return G.subgraph(max(nx.connected_components(G), key=len)).copy()
 

@@ -90,7 +90,14 @@ def _label(text: str):
 
 
 def _cmd_order(args) -> int:
-    from optalloc.cli import EXIT_OK, UsageError, _fmt, _parse_shape, _print_json, _print_rows
+    from optalloc.cli import (
+        EXIT_OK,
+        UsageError,
+        _fmt,
+        _parse_shape,
+        _print_json,
+        _print_rows,
+    )
 
     from ._graph import order_graph
 

@@ -235,25 +235,13 @@ BRUTE_MAX = 9
 
 
 def _brute(D: np.ndarray, c: np.ndarray):
-    """Best order over all permutations, each reversal pair evaluated once."""
-    import itertools
+    """Best order over all permutations: the QAP (rank flows, node distances) enumerated."""
+    from optalloc.qap._exact import _enumerate
 
     n = len(D)
-    if n == 1:
-        return np.zeros(1, dtype=np.intp), 0.0
     F = c[np.abs(np.subtract.outer(np.arange(n), np.arange(n)))]
-    best_v, best_p = np.inf, None
-    # reversal leaves the objective unchanged (linear or ring): keep p[0] < p[-1]
-    perms = (p for p in itertools.permutations(range(n)) if p[0] < p[-1])
-    while True:
-        block = np.array(list(itertools.islice(perms, 5040)), dtype=np.intp)
-        if len(block) == 0:
-            break
-        vals = np.einsum("ij,mij->m", F, D[block[:, :, None], block[:, None, :]])
-        j = int(np.argmin(vals))
-        if vals[j] < best_v:
-            best_v, best_p = float(vals[j]), block[j].copy()
-    return best_p, best_v / 2
+    order, value = _enumerate(F, D)
+    return order, value / 2  # the QAP counts each rank pair twice
 
 
 def _qap_order(G, labels, D, c, rng, time_limit, iterations):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 import math
 import time
 
 import numpy as np
 
+from optalloc._pyomo import get_solver, load_solution
 from optalloc._result import Result, relative_gap
 
 from ._objective import _validate_distances, order_objective, rank_weights
@@ -106,14 +106,11 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
         obj = order_objective(D, order, weights=c, ring=False)
         return _result(n, order, obj, obj, "optimal", total_weight, "trivial: at most two nodes", start, extra)
 
-    import pyomo.environ as pyo
     from pyomo.opt import TerminationCondition as TC
 
     from optalloc.models.ordering import build_ordering, order_from_model
 
-    opt = pyo.SolverFactory("highs")
-    if opt is None or not opt.available(exception_flag=False):
-        raise ValueError("the solver 'highs' is not available to Pyomo on this machine (install highspy)")
+    opt = get_solver("highs")
     model = build_ordering(D, weights, ring=ring, distance_constraint=distance_constraint, break_symmetry=True)
     kwargs = {"load_solutions": False}
     if time_limit is not None:
@@ -128,16 +125,7 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
         return _result(n, None, math.inf, None, "infeasible", total_weight,
                        message + " (no order keeps every pair within its rank distance)", start, extra)
     order = None
-    if len(results.solution) > 0:
-        # a time-limited run carries its incumbent with an 'aborted' status;
-        # loading it is intended, so Pyomo's warning is muted
-        quiet = logging.getLogger("pyomo.core")
-        level = quiet.level
-        quiet.setLevel(logging.ERROR)
-        try:
-            model.solutions.load_from(results)
-        finally:
-            quiet.setLevel(level)
+    if load_solution(model, results):
         cand = order_from_model(model)
         if np.array_equal(np.sort(cand), np.arange(n)):
             order = cand

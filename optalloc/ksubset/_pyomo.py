@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import logging
 import math
 
 import numpy as np
 
+from .._pyomo import get_solver, load_solution
 from ._common import make_result
 
 # Relative MIP gap option names of common solvers.
@@ -35,13 +35,7 @@ def solve_formulation(pts, k, *, solver, formulation, time_limit, rel_gap, start
     import pyomo.environ as pyo
     from pyomo.opt import TerminationCondition as TC
 
-    try:
-        opt = pyo.SolverFactory(solver)
-        available = opt is not None and opt.available(exception_flag=False)
-    except Exception:  # an unknown name gives an UnknownSolver that raises on use
-        available = False
-    if not available:
-        raise ValueError(f"solver {solver!r} is not available to Pyomo on this machine (try 'highs')")
+    opt = get_solver(solver)
     model = _builder(formulation)(pts, k)
     kwargs = {"load_solutions": False}
     options = {}
@@ -55,18 +49,8 @@ def solve_formulation(pts, k, *, solver, formulation, time_limit, rel_gap, start
     tc = results.solver.termination_condition
     lower = results.problem.lower_bound
     bound = float(lower) if lower is not None and math.isfinite(float(lower)) else None
-    has_solution = len(results.solution) > 0 if hasattr(results, "solution") else False
     chosen = None
-    if has_solution:
-        # a time-limited run carries a solution with an 'aborted' status;
-        # loading it is intended, so Pyomo's warning about it is muted
-        quiet = logging.getLogger("pyomo.core")
-        level = quiet.level
-        quiet.setLevel(logging.ERROR)
-        try:
-            model.solutions.load_from(results)
-        finally:
-            quiet.setLevel(level)
+    if load_solution(model, results):
         x = np.array([pyo.value(model.x[i]) for i in range(len(pts))])
         cand = np.flatnonzero(x > 0.5)
         if len(cand) == k:

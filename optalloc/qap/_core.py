@@ -5,22 +5,25 @@ from __future__ import annotations
 import numpy as np
 
 
+def validate_square(m, name: str) -> np.ndarray:
+    """``m`` as a non-empty square float array of finite entries."""
+    try:
+        a = np.asarray(m, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be a numeric square matrix: {exc}") from None
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"`{name}` must be a square matrix, got shape {a.shape}")
+    if a.shape[0] == 0:
+        raise ValueError(f"`{name}` is empty")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"`{name}` contains NaN or infinite entries")
+    return a
+
+
 def validate_matrices(W, C) -> tuple[np.ndarray, np.ndarray]:
     """Return W (flows between tasks) and C (costs between nodes) as float
     arrays of the same square shape."""
-    mats = []
-    for name, m in (("W", W), ("C", C)):
-        try:
-            a = np.asarray(m, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"`{name}` must be a numeric square matrix: {exc}") from None
-        if a.ndim != 2 or a.shape[0] != a.shape[1]:
-            raise ValueError(f"`{name}` must be a square matrix, got shape {a.shape}")
-        if a.shape[0] == 0:
-            raise ValueError(f"`{name}` is empty")
-        if not np.all(np.isfinite(a)):
-            raise ValueError(f"`{name}` contains NaN or infinite entries")
-        mats.append(a)
+    mats = [validate_square(W, "W"), validate_square(C, "C")]
     if mats[0].shape != mats[1].shape:
         raise ValueError(f"`W` and `C` must have the same size, got {mats[0].shape[0]} and {mats[1].shape[0]}")
     return mats[0], mats[1]

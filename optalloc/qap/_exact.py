@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import itertools
-import logging
 import math
 
 import numpy as np
 
+from .._pyomo import get_solver, load_solution
 from ._bounds import _gl
 from ._common import Stopwatch, positive_int, qap_result
 from ._core import validate_matrices
@@ -112,18 +112,11 @@ def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit:
     if formulation == "auto" and bound >= value - 1e-9 * max(1.0, abs(value)):
         return qap_result(A, B, p, method="exact", start=clock.start, bound=bound, exact=True,
                           message="tabu search met the Gilmore-Lawler bound", extra={"bound_source": "gilmore-lawler"})
-    import pyomo.environ as pyo
     from pyomo.opt import TerminationCondition as TC
 
     from optalloc.models.qap import build_adams_johnson
 
-    try:
-        opt = pyo.SolverFactory(solver)
-        available = opt is not None and opt.available(exception_flag=False)
-    except Exception:
-        available = False
-    if not available:
-        raise ValueError(f"solver {solver!r} is not available to Pyomo on this machine (try 'highs')")
+    opt = get_solver(solver)
     model = build_adams_johnson(A, B)
     for (i, k), var in model.x.items():   # the incumbent, for solvers that take a start
         var.value = 1.0 if p[i] == k else 0.0
@@ -138,14 +131,7 @@ def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit:
     lower = results.problem.lower_bound
     if lower is not None and math.isfinite(float(lower)):
         bound = max(bound, float(lower))
-    if len(results.solution) > 0:
-        quiet = logging.getLogger("pyomo.core")
-        level = quiet.level
-        quiet.setLevel(logging.ERROR)
-        try:
-            model.solutions.load_from(results)
-        finally:
-            quiet.setLevel(level)
+    if load_solution(model, results):
         q = np.full(n, -1, dtype=np.intp)
         for (i, k), var in model.x.items():
             if var.value is not None and var.value > 0.5:

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ._core import validate_square
 from ._topology import Topology, _strides, _validate_nodes
 
 __all__ = ["Dilation", "LinkLoads", "MappingReport", "dilation", "hop_bytes", "link_loads",
@@ -36,16 +37,7 @@ _CHUNK = 1 << 22
 
 def _validate_flows(W, name: str = "W") -> np.ndarray:
     """``W`` as a square float array of finite, non-negative flows."""
-    try:
-        a = np.asarray(W, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"`{name}` must be a numeric square matrix: {exc}") from None
-    if a.ndim != 2 or a.shape[0] != a.shape[1]:
-        raise ValueError(f"`{name}` must be a square matrix, got shape {a.shape}")
-    if a.shape[0] == 0:
-        raise ValueError(f"`{name}` is empty")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"`{name}` contains NaN or infinite entries")
+    a = validate_square(W, name)
     if np.any(a < 0):
         i, j = np.argwhere(a < 0)[0]
         raise ValueError(f"`{name}` flows must be non-negative, got {a[i, j]} at ({i}, {j})")
