@@ -20,6 +20,21 @@ exact), ``OneDAllocator`` (1D strategies over a curve ordering),
 ``simulate`` runs the event loop and calls ``on_decision`` with every
 allocation decision (free set, k, choice, solver result), the hook for
 situation/decision comparisons and gap certification.
+
+``certify`` runs that comparison (Bender et al. 2005, Table 1): one
+allocator drives, the others are evaluated on the same free sets, and the
+exact optimum of every decision (:func:`optalloc.ksubset.exact`, one
+cache for the run) certifies each allocator's ratio; ``Certification``
+holds the per-decision rows and summaries.  ``plot_machine``,
+``plot_gap_histogram`` and ``plot_improvement_by_size`` draw the mesh at a
+time, the ratio histogram and the improvement by job size (matplotlib,
+to files).
+
+Sweeps: ``load_sweep`` reads a TOML grid of configurations (allocator x
+parameters x trace x machine x scheduler), ``run_sweep`` runs it in local
+processes or on a Dask cluster and stores every finished configuration in
+one SQLite transaction, so a killed sweep resumes without loss or
+duplicates; ``read_sweep`` and ``format_sweep`` read the results back.
 """
 
 from ._allocators import (
@@ -30,6 +45,14 @@ from ._allocators import (
     RandomAllocator,
     parse_allocator,
 )
+from ._certify import (
+    DEFAULT_ALLOCATORS,
+    AllocatorSummary,
+    Certification,
+    DecisionRow,
+    SizeSummary,
+    certify,
+)
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
 from ._machine import Machine, parse_machine
 from ._metrics import (
@@ -39,12 +62,25 @@ from ._metrics import (
     allocation_metrics,
     summarise,
 )
+from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine
 from ._schedulers import EASY, FCFS, SCHEDULERS, Conservative, Scheduler, make_scheduler
 from ._simulate import Decision, SimulationResult, simulate
+from ._sweep import (
+    Configuration,
+    SweepConfig,
+    SweepReport,
+    format_sweep,
+    load_sweep,
+    make_sweep,
+    read_jobs,
+    read_sweep,
+    run_sweep,
+)
 from ._swf import Job, Trace, TraceReport, read_swf, write_swf
 
 __all__ = [
     "ARRIVAL",
+    "DEFAULT_ALLOCATORS",
     "DISPATCH",
     "EASY",
     "FCFS",
@@ -53,8 +89,12 @@ __all__ = [
     "SLOWDOWN_THRESHOLD",
     "Allocation",
     "Allocator",
+    "AllocatorSummary",
+    "Certification",
+    "Configuration",
     "Conservative",
     "Decision",
+    "DecisionRow",
     "Event",
     "EventQueue",
     "Job",
@@ -65,14 +105,27 @@ __all__ = [
     "RandomAllocator",
     "Scheduler",
     "SimulationResult",
+    "SizeSummary",
     "Summary",
+    "SweepConfig",
+    "SweepReport",
     "Trace",
     "TraceReport",
     "allocation_metrics",
+    "certify",
+    "format_sweep",
+    "load_sweep",
     "make_scheduler",
+    "make_sweep",
     "parse_allocator",
     "parse_machine",
+    "plot_gap_histogram",
+    "plot_improvement_by_size",
+    "plot_machine",
+    "read_jobs",
+    "read_sweep",
     "read_swf",
+    "run_sweep",
     "simulate",
     "summarise",
     "write_swf",

@@ -1,0 +1,113 @@
+"""The simulate and certify subcommands: output, files and exit codes."""
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from optalloc.cli import main
+from optalloc.sim._cli import _split_allocators, bundled_trace
+
+SMALL = str(Path(__file__).resolve().parents[2] / "instances" / "small.swf")
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_bundled_trace_found():
+    assert bundled_trace().is_file() and str(bundled_trace()) == str(Path(SMALL).resolve())
+
+
+def test_simulate_table(capsys):
+    assert main(["simulate", SMALL, "--mesh", "8x4", "--allocator", "mc1x1:tie=default"]) == 0
+    out = capsys.readouterr().out
+    for word in ("jobs", "utilisation", "makespan", "mean wait", "mean avg L1", "ties", "120"):
+        assert word in out
+    assert "mc1x1:tie_break=default" in out
+
+
+def test_simulate_json_and_out(tmp_path, capsys):
+    out = tmp_path / "jobs.csv"
+    assert main(["simulate", SMALL, "--mesh", "8x4", "--scheduler", "fcfs", "--jobs", "30", "--out", str(out),
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["scheduler"] == "fcfs" and data["summary"]["jobs"] == 30
+    with open(out, newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 30
+    # no overwrite without --force
+    assert main(["simulate", SMALL, "--mesh", "8x4", "--out", str(out)]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert main(["simulate", SMALL, "--mesh", "8x4", "--jobs", "10", "--out", str(out), "--force"]) == 0
+    capsys.readouterr()
+    jl = tmp_path / "jobs.jsonl"
+    assert main(["simulate", SMALL, "--mesh", "4x4", "--torus", "--scale", "2", "--jobs", "10",
+                 "--out", str(jl)]) == 0
+    lines = jl.read_text().splitlines()
+    assert len(lines) == 11 and "summary" in json.loads(lines[-1])
+    assert "4x4 torus" in capsys.readouterr().out
+
+
+def test_simulate_progress(capsys):
+    assert main(["simulate", SMALL, "--mesh", "8x4", "--jobs", "5", "--progress"]) == 0
+    assert "5/5" in capsys.readouterr().err
+
+
+def test_certify_no_arguments(capsys):
+    assert main(["certify"]) == 0
+    out = capsys.readouterr().out
+    for name in ("mm", "gen-alg", "mc1x1 (driver)", "mm-inc", "1d:gilbert:best-fit", "mean ratio",
+                 "max ratio", "optimal", "cache hits", "total time", "120/120 decisions proven"):
+        assert name in out
+    assert "small.swf" in out
+
+
+def test_certify_options(tmp_path, capsys):
+    out, plot = tmp_path / "d.jsonl", tmp_path / "gaps.png"
+    argv = ["certify", SMALL, "--mesh", "8x4", "--allocators", "mm,mc1x1:tie=2,13,20,6", "--driver", "mm",
+            "--jobs", "20", "--time-limit", "5", "--out", str(out), "--plot", str(plot), "--progress"]
+    assert main(argv) == 0
+    cap = capsys.readouterr()
+    assert "mm (driver)" in cap.out and "mc1x1:tie_break=(2,13,20,6)" in cap.out
+    assert "certify: 20/20 decisions" in cap.err
+    assert len(out.read_text().splitlines()) == 21
+    assert plot.read_bytes()[:8] == PNG
+    assert main(argv) == 2  # files exist, no --force
+    assert "exists" in capsys.readouterr().err
+    assert main([*argv, "--force"]) == 0
+    capsys.readouterr()
+
+
+def test_certify_json(capsys):
+    assert main(["certify", "--jobs", "20", "--json", "--no-exact"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["decisions"] == 20 and data["exact"] is False and data["violations"] == []
+    assert [s["name"] for s in data["summary"]] == ["mm", "gen-alg", "mc1x1", "mm-inc", "1d:gilbert:best-fit"]
+
+
+@pytest.mark.parametrize(("argv", "match"), [
+    (["simulate", "no/such/trace.swf", "--mesh", "8x4"], "no such trace file"),
+    (["simulate", SMALL, "--mesh", "8y4"], "--mesh"),
+    (["simulate", SMALL, "--mesh", "0x4"], "--mesh"),
+    (["simulate", SMALL], "--mesh"),
+    (["simulate", SMALL, "--mesh", "8x4", "--allocator", "bogus"], "unknown method"),
+    (["simulate", SMALL, "--mesh", "8x4", "--scheduler", "lifo"], "scheduler"),
+    (["simulate", SMALL, "--mesh", "8x4", "--out", "x.txt"], "--out"),
+    (["simulate", SMALL, "--mesh", "8x4", "--scale", "0"], "--scale"),
+    (["certify", "no/such/trace.swf"], "no such trace file"),
+    (["certify", "--mesh", "abc"], "--mesh"),
+    (["certify", "--allocators", "mm,bogus"], "unknown method"),
+    (["certify", "--driver", "1d:nocurve:best-fit", "--jobs", "3"], "order|curve|ordering"),
+    (["certify", "--time-limit", "0"], "--time-limit"),
+    (["certify", "--jobs", "0"], "--jobs"),
+    (["certify", "--plot", "gaps.txt"], "--plot"),
+    (["certify", "--allocators", ","], "--allocators"),
+])
+def test_bad_input(argv, match, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("optalloc: error:") and len(err.strip().splitlines()) == 1
+    assert any(m.lower() in err.lower() for m in match.split("|"))
+
+
+def test_split_allocators():
+    assert _split_allocators("mm, mc1x1:tie=2,13,20,6 ,gen-alg") == ["mm", "mc1x1:tie=2,13,20,6", "gen-alg"]
+    assert _split_allocators("mc1x1:tie=2,1.5,.5,-1") == ["mc1x1:tie=2,1.5,.5,-1"]
