@@ -235,6 +235,12 @@ def _cmd_bench(args) -> int:
 
         qap_rows = run_qap(quick=args.quick, limit=args.limit or 2.0, progress=progress)
         tables.append((qap_rows, format_qap_table, True))
+    if args.suite in ("sim", "all"):
+        from .sim._bench import run_sim_bench
+
+        sim_rows = run_sim_bench(quick=args.quick, progress=progress)
+        if sim_rows:
+            tables.append((sim_rows, bench.format_table, all(r.agree for r in sim_rows)))
     if args.suite in ("curves", "all"):
         from .curves._bench import format_curves_table, run_curves
 
@@ -289,11 +295,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="small instances (seconds)")
     p.add_argument("--repeat", type=int, default=5,
                    help="repetitions of each side of a heuristics case (the best is kept; 3 s budget per side)")
-    p.add_argument("--suite", choices=("heuristics", "exact", "qap", "curves", "all"), default="heuristics",
+    p.add_argument("--suite", choices=("heuristics", "exact", "qap", "curves", "sim", "all"), default="heuristics",
                    help="heuristics (seconds, default), exact (the exact solver against the plain "
                    "pairwise MIP: up to 2 x 9 x --limit seconds), qap (GRASP and tabu over 10 seeds on "
                    "QAPLIB and mapping instances against scipy: about 15 minutes), curves (reference values and order_graph "
-                   "against the curves: about 1 minute) or all")
+                   "against the curves: about 2 minutes), sim (the NASA trace: simulation and certification, "
+                   "a few minutes) or all")
     p.add_argument("--limit", type=float, metavar="S",
                    help="time limit per exact solve (default 60), per QAP run (default 2) or per order_graph "
                    "search (default 30)")
