@@ -63,7 +63,7 @@ def structured_starts(A: np.ndarray, B: np.ndarray, rng: np.random.Generator) ->
 
 
 def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = None,
-          iterations: int | None = None, alpha: float = 0.2, start=None, target: float | None = None):
+          iterations: int | None = None, alpha: float | None = None, start=None, target: float | None = None):
     """Solve ``min_p sum_ij W[i,j] C[p(i),p(j)]`` with the named method.
 
     Parameters
@@ -71,8 +71,10 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
     W, C : array_like, shape (n, n)
         Flows between tasks and costs between nodes.
     method : str, default "tabu"
-        ``"tabu"`` (robust tabu search with restarts, started from the best
-        of the identity, FAQ and a greedy construction: the strong mode),
+        ``"tabu"`` (the strong mode: robust tabu search on up to 16 chains
+        at once, the first started from the best of the identity, FAQ and a
+        greedy construction, the others from random permutations, each
+        restarted from a random permutation when it stalls),
         ``"grasp"`` (Pascual et al.), ``"exact"``, ``"brute"``, ``"faq"``
         (scipy, best of ``iterations`` starts, default 30), ``"consecutive"``
         (identity) or ``"random"``.
@@ -82,8 +84,9 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
         Seconds (tabu: the default budget is ``1000 n`` iterations).
     iterations : int, optional
         tabu: moves; grasp: constructions (default 50); faq: starts.
-    alpha : float, default 0.2
-        Candidate-list share of the greedy constructions.
+    alpha : float, optional
+        Candidate-list share of the greedy constructions: GRASP's (default
+        0.2) or the tabu chains' starts and restarts (default 1, random).
     start : array_like, optional
         Starting permutation (tabu, grasp).
     target : float, optional
@@ -130,19 +133,25 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
     elif method == "faq":
         res = faq(A, B, rng=rng, starts=30 if iterations is None else iterations)
     elif method == "grasp":
-        res = grasp(A, B, iterations=50 if iterations is None else iterations, alpha=alpha, rng=rng,
+        res = grasp(A, B, iterations=50 if iterations is None else iterations, alpha=0.2 if alpha is None else alpha, rng=rng,
                     start=start, time_limit=time_limit, target=stop)
     else:
         if start is None:
             cands = structured_starts(A, B, rng)
-            cands.append(descent(A, B, _construct(A, B, rng, alpha))[0])
+            cands.append(descent(A, B, _construct(A, B, rng, 0.2))[0])
             values = [float((A * B[np.ix_(p, p)]).sum()) for p in cands]
             start = cands[int(np.argmin(values))]
         remaining = clock.remaining()
         res = tabu(A, B, iterations=iterations, time_limit=None if remaining is None else max(remaining, 1e-3),
-                   rng=rng, start=start, alpha=alpha, target=stop)
+                   rng=rng, start=start, alpha=1.0 if alpha is None else alpha, chains=strong_chains(n),
+                   target=stop)
     return qap_result(A, B, res.permutation, method=method, start=clock.start, bound=bound,
                       message=res.message, extra=res.extra)
+
+
+def strong_chains(n: int) -> int:
+    """Chains of the strong mode: many while a batched iteration stays cheap."""
+    return 16 if n <= 40 else 8 if n <= 64 else 1
 
 
 def _construct(A, B, rng, alpha):
@@ -152,7 +161,8 @@ def _construct(A, B, rng, alpha):
 
 
 def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None, method: str = "tabu",
-              rng=None, time_limit: float | None = None, iterations: int | None = None, alpha: float = 0.2):
+              rng=None, time_limit: float | None = None, iterations: int | None = None,
+              alpha: float | None = None):
     """Map the tasks of a job onto the nodes of its partition (Pascual et al.).
 
     Parameters

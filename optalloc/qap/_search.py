@@ -22,32 +22,61 @@ def permuted(B: np.ndarray, p: np.ndarray) -> np.ndarray:
     return B[np.ix_(p, p)]
 
 
+def _t(X: np.ndarray) -> np.ndarray:
+    return np.swapaxes(X, -1, -2)
+
+
 def delta_matrix(A: np.ndarray, Bp: np.ndarray) -> np.ndarray:
     """Change of the objective for every swap (r, s), as an (n, n) matrix.
 
-    O(n^3) through two matrix products; the diagonal is 0.
+    O(n^3) through two matrix products; the diagonal is 0.  ``Bp`` may
+    carry leading batch axes (one permuted cost matrix per search chain).
     """
     # sum_k (a_kr - a_ks)(b_ks - b_kr) = M[r,s] + M[s,r] - m[r] - m[s], M = A^T Bp
     # sum_k (a_rk - a_sk)(b_sk - b_rk) = N[r,s] + N[s,r] - e[r] - e[s], N = A Bp^T
     M = A.T @ Bp
-    N = A @ Bp.T
-    S = M + M.T + N + N.T
-    m = np.diagonal(M) + np.diagonal(N)
-    S -= m[:, None]
-    S -= m[None, :]
+    N = A @ _t(Bp)
+    S = M + _t(M) + N + _t(N)
+    m = np.diagonal(M, axis1=-2, axis2=-1) + np.diagonal(N, axis1=-2, axis2=-1)
+    S -= m[..., :, None]
+    S -= m[..., None, :]
     # the sums above run over all k; the terms k = r and k = s are the 2x2 block
     ad = np.diagonal(A)
-    bd = np.diagonal(Bp)
-    ar, br = ad[:, None], bd[:, None]
-    as_, bs = ad[None, :], bd[None, :]
+    bd = np.diagonal(Bp, axis1=-2, axis2=-1)
+    ar, br = ad[:, None], bd[..., :, None]
+    as_, bs = ad[None, :], bd[..., None, :]
     S -= (ar - A) * (Bp - br)        # k = r, first sum
-    S -= (A.T - as_) * (bs - Bp.T)   # k = s, first sum
-    S -= (ar - A.T) * (Bp.T - br)    # k = r, second sum
+    S -= (A.T - as_) * (bs - _t(Bp))   # k = s, first sum
+    S -= (ar - A.T) * (_t(Bp) - br)    # k = r, second sum
     S -= (A - as_) * (bs - Bp)       # k = s, second sum
     # the 2x2 block itself (Taillard's first four terms)
-    S += (ar - as_) * (bs - br) + (A - A.T) * (Bp.T - Bp)
-    np.fill_diagonal(S, 0.0)
+    S += (ar - as_) * (bs - br) + (A - A.T) * (_t(Bp) - Bp)
+    idx = np.arange(A.shape[0])
+    S[..., idx, idx] = 0.0
     return S
+
+
+def delta_symmetric(A: np.ndarray, Bp: np.ndarray) -> np.ndarray:
+    """:func:`delta_matrix` for symmetric A and B with zero diagonals.
+
+    ``delta = 2 (M + M^T - m_r - m_s + 2 A o Bp)`` with ``M = A Bp`` and
+    ``m = diag(M)``: one matrix product (batch axes allowed).
+    """
+    M = np.matmul(A, Bp)
+    m = np.diagonal(M, axis1=-2, axis2=-1)
+    D = M + _t(M)
+    D -= m[..., :, None]
+    D -= m[..., None, :]
+    D += 2.0 * (A * Bp)
+    D *= 2.0
+    idx = np.arange(A.shape[0])
+    D[..., idx, idx] = 0.0
+    return D
+
+
+def symmetric_zero_diagonal(A: np.ndarray, B: np.ndarray) -> bool:
+    return bool(not np.diagonal(A).any() and not np.diagonal(B).any()
+                and np.array_equal(A, A.T) and np.array_equal(B, B.T))
 
 
 def delta_rows(A: np.ndarray, Bp: np.ndarray, rows) -> np.ndarray:
@@ -122,8 +151,7 @@ class SwapState:
     def __init__(self, A: np.ndarray, B: np.ndarray, p: np.ndarray):
         self.A, self.B, self.p = A, B, p
         n = len(A)
-        self.direct = bool(n <= self.DIRECT_MAX and not np.diagonal(A).any() and not np.diagonal(B).any()
-                           and np.array_equal(A, A.T) and np.array_equal(B, B.T))
+        self.direct = n <= self.DIRECT_MAX and symmetric_zero_diagonal(A, B)
         self.Bp = permuted(B, p)
         self.delta = delta_matrix(A, self.Bp)
         self.value = float((A * self.Bp).sum())
@@ -139,16 +167,7 @@ class SwapState:
         if not self.direct:
             update_after_swap(self.delta, self.A, self.Bp, u, v)
             return
-        A, Bp = self.A, self.Bp
-        M = np.dot(A, Bp)
-        m = np.diagonal(M)
-        D = M + M.T
-        D -= m[:, None]
-        D -= m
-        D += 2.0 * (A * Bp)
-        D *= 2.0
-        np.fill_diagonal(D, 0.0)
-        self.delta = D
+        self.delta = delta_symmetric(self.A, self.Bp)
 
 
 def descent(A: np.ndarray, B: np.ndarray, p: np.ndarray, *, tol: float = 1e-9, max_moves: int | None = None):

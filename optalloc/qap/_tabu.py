@@ -14,12 +14,12 @@ from ._common import (
 )
 from ._core import validate_matrices
 from ._grasp import construct
-from ._search import SwapState
+from ._search import SwapState, delta_matrix, delta_symmetric, symmetric_zero_diagonal
 
 
 def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None, rng=None, start=None,
          tenure: tuple[float, float] = (0.9, 1.1), aspiration: float = 5.0, restart: float | None = 50.0,
-         alpha: float = 0.2, target: float | None = None, progress=None):
+         alpha: float = 0.2, chains: int = 1, target: float | None = None, progress=None):
     """Robust tabu search for the quadratic assignment problem.
 
     Every iteration makes the best authorised swap of the whole 2-swap
@@ -40,8 +40,9 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     W, C : array_like, shape (n, n)
         Flows between tasks and costs between nodes.
     iterations : int, optional
-        Number of moves; by default ``1000 n`` when no ``time_limit`` is
-        given, unlimited otherwise.
+        Number of moves (of every chain); by default ``1000 n`` for one
+        chain and ``200 n`` for several when no ``time_limit`` is given,
+        unlimited otherwise.
     time_limit : float, optional
         Seconds.
     rng : None, int or numpy.random.Generator
@@ -59,14 +60,21 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
         run's best; None runs one robust tabu search (Taillard's method).
     alpha : float in (0, 1], default 0.2
         Candidate-list share of the greedy constructions (start, restarts).
+    chains : int, default 1
+        Independent searches run side by side as one array computation
+        (the first from ``start``, the others from greedy constructions);
+        an iteration moves every chain.  On small instances (n up to a
+        few dozen) several chains cost little more time per iteration
+        than one, since array overheads dominate.
     progress : callable, optional
         ``progress(iteration, best)`` every 1000 iterations.
 
     Returns
     -------
     Result
-        The best permutation met; ``extra`` has ``iterations``,
-        ``restarts`` and ``found_at`` (iteration of the best).
+        The best permutation met; ``extra`` has ``iterations`` (moves per
+        chain), ``chains``, ``restarts`` and ``found_at`` (iteration of the
+        best).
 
     Notes
     -----
@@ -90,8 +98,9 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     clock = Stopwatch(time_limit)
     A, B = validate_matrices(W, C)
     n = len(A)
+    chains = positive_int(chains, "chains")
     if iterations is None:
-        iterations = 1000 * n if time_limit is None else None
+        iterations = (1000 if chains == 1 else 200) * n if time_limit is None else None
     else:
         iterations = positive_int(iterations, "iterations")
     lo, hi = _validate_tenure(tenure)
@@ -103,12 +112,16 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     p = validate_start(start, n)
     if p is None:
         p = construct(A, B, rng, alpha=alpha)
-    p, best, it, found, restarts = _search(
-        A, B, p, rng, iterations, clock, lo * n, hi * n, aspiration * n * n, target, progress,
-        None if restart is None else max(1, int(restart * n)), lambda r, best: construct(A, B, r, alpha=alpha))
+    args = (rng, iterations, clock, lo * n, hi * n, aspiration * n * n, target, progress,
+            None if restart is None else max(1, int(restart * n)), lambda r: construct(A, B, r, alpha=alpha))
+    if chains == 1 or n < 2:
+        best, it, found, restarts = _search(A, B, p, *args)
+    else:
+        P = np.array([p] + [construct(A, B, rng, alpha=alpha) for _ in range(chains - 1)])
+        best, it, found, restarts = _search_chains(A, B, P, *args)
     return qap_result(A, B, best, method="tabu", start=clock.start,
-                      extra={"iterations": it, "restarts": restarts, "found_at": found},
-                      message=f"robust tabu search, {it} iterations, {restarts} restarts")
+                      extra={"iterations": it, "chains": chains, "restarts": restarts, "found_at": found},
+                      message=f"robust tabu search, {chains} chain(s) x {it} iterations, {restarts} restarts")
 
 
 def _validate_tenure(tenure):
@@ -125,7 +138,7 @@ def _search(A, B, p, rng, iterations, clock, t_lo, t_hi, asp, target, progress, 
     n = len(p)
     best = p.copy()
     if n < 2:
-        return p, best, 0, 0, 0
+        return best, 0, 0, 0
     state = SwapState(A, B, p)
     best_v = state.value
     found = 0
@@ -144,7 +157,7 @@ def _search(A, B, p, rng, iterations, clock, t_lo, t_hi, asp, target, progress, 
         it += 1
         if restart is not None and it - run_at > restart:
             # diversify: a fresh start, the tabu memory forgotten
-            q = restart_start(rng, best)
+            q = restart_start(rng)
             state = SwapState(A, B, q)
             p = q
             last[:] = it
@@ -188,4 +201,86 @@ def _search(A, B, p, rng, iterations, clock, t_lo, t_hi, asp, target, progress, 
             break
         if (it & 63) == 0 and clock.expired():
             break
-    return p, best, it, found, restarts
+    return best, it, found, restarts
+
+
+def _search_chains(A, B, P, rng, iterations, clock, t_lo, t_hi, asp, target, progress, restart, restart_start):
+    """Robust tabu search on m chains at once: ``P`` has shape (m, n).
+
+    The rules are those of :func:`_search`, applied per chain with array
+    operations over the chain axis; the swap values are recomputed from
+    one batched matrix product per iteration.
+    """
+    m, n = P.shape
+    ar = np.arange(m)
+    cols = np.arange(n)
+    fast = symmetric_zero_diagonal(A, B)
+    delta_of = (lambda X: delta_symmetric(A, X)) if fast else (lambda X: delta_matrix(A, X))
+    Bp = B[P[:, :, None], P[:, None, :]]
+    val = (A * Bp).sum(axis=(1, 2))
+    best_v, best_p, found = float(val.min()), P[int(val.argmin())].copy(), 0
+    tol = 1e-9 * max(1.0, abs(best_v))
+    run_best, run_at = val.copy(), np.zeros(m)
+    last = np.zeros((m, n, n))   # last[c, r, node]: when task r of chain c left the node
+    tab = np.zeros((m, n, n))    # tab[c, r, s] = last[c, r, P[c, s]]
+    closed = np.tril(np.full((n, n), np.inf))
+    period = int(2 * t_hi) + 1
+    t = t_lo + (t_hi - t_lo) * rng.random(m)
+    it = restarts = 0
+    while iterations is None or it < iterations:
+        it += 1
+        if restart is not None:
+            stale = np.flatnonzero(it - run_at > restart)
+            for c in stale:  # a fresh start, its tabu memory forgotten
+                P[c] = restart_start(rng)
+                Bp[c] = B[np.ix_(P[c], P[c])]
+                val[c] = (A * Bp[c]).sum()
+                last[c] = it
+                tab[c] = it
+                run_best[c], run_at[c] = val[c], it
+            restarts += len(stale)
+        if it % period == 0:
+            t = t_lo + (t_hi - t_lo) * rng.random(m)
+        delta = delta_of(Bp)
+        cand = delta + closed
+        # aspiration: a swap that beats the global best, or one long forgotten
+        aspired = cand < (best_v - val - tol)[:, None, None]
+        if tab.min() < it - asp:
+            aspired |= ((tab < it - asp) | (np.swapaxes(tab, 1, 2) < it - asp)) & np.isfinite(closed)
+        recent = tab > (it - t)[:, None, None]
+        allowed = np.where(aspired.any(axis=(1, 2))[:, None, None], aspired, ~(recent & np.swapaxes(recent, 1, 2)))
+        choice = np.where(allowed, cand, np.inf).reshape(m, -1).argmin(axis=1)
+        stuck = ~np.isfinite(cand.reshape(m, -1)[ar, choice])
+        if stuck.any():  # every move tabu: take the best one
+            choice[stuck] = cand.reshape(m, -1)[stuck].argmin(axis=1)
+        u, v = np.divmod(choice, n)
+        val += delta[ar, u, v]
+        pu, pv = P[ar, u], P[ar, v]
+        last[ar, u, pu] = it
+        last[ar, v, pv] = it
+        P[ar, u], P[ar, v] = pv, pu
+        row = Bp[ar, u, :].copy()
+        Bp[ar, u, :] = Bp[ar, v, :]
+        Bp[ar, v, :] = row
+        col = Bp[ar, :, u].copy()
+        Bp[ar, :, u] = Bp[ar, :, v]
+        Bp[ar, :, v] = col
+        # only the columns of u and v see a new node or a new time
+        tab[ar, :, u] = last[ar[:, None], cols[None, :], P[ar, u][:, None]]
+        tab[ar, :, v] = last[ar[:, None], cols[None, :], P[ar, v][:, None]]
+        better = val < run_best - tol
+        run_best = np.where(better, val, run_best)
+        run_at = np.where(better, it, run_at)
+        c = int(val.argmin())
+        if val[c] < best_v - tol:
+            exact_v = float((A * Bp[c]).sum())  # drop accumulated rounding at each record
+            val[c] = exact_v
+            if exact_v < best_v:
+                best_v, best_p, found = exact_v, P[c].copy(), it
+        if progress is not None and it % 1000 == 0:
+            progress(it, best_v)
+        if target is not None and best_v <= target:
+            break
+        if (it & 15) == 0 and clock.expired():
+            break
+    return best_p, it, found, restarts
