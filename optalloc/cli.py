@@ -327,12 +327,15 @@ def main(argv=None) -> int:
     except (UsageError, ValueError) as exc:
         print(f"optalloc: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("optalloc: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # output piped into a reader that stopped (head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:  # a file that exists, cannot be read or written
+        print(f"optalloc: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("optalloc: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

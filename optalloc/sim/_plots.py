@@ -26,7 +26,10 @@ __all__ = ["plot_gap_histogram", "plot_improvement_by_size", "plot_machine"]
 
 
 def _pyplot():
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError("pictures need matplotlib: pip install 'optalloc[plot]' (or matplotlib)") from None
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt

@@ -759,7 +759,7 @@ def _dask_client(scheduler):
     try:
         from distributed import Client
     except ImportError as exc:
-        raise ImportError(f"a Dask scheduler needs dask and distributed (pip install dask distributed): {exc}") \
+        raise ImportError(f"a Dask scheduler needs dask and distributed (pip install 'optalloc[cluster]'): {exc}") \
             from None
     try:
         return Client(scheduler, timeout=20), True
