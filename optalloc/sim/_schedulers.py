@@ -18,6 +18,7 @@ interact).  Subclass :class:`Scheduler` and override :meth:`Scheduler.select`.
 from __future__ import annotations
 
 import bisect
+import math
 
 __all__ = ["EASY", "FCFS", "SCHEDULERS", "Conservative", "Scheduler", "make_scheduler"]
 
@@ -45,7 +46,8 @@ class Scheduler:
             Free processors.
         running : list of (float, int)
             ``(estimated end, processors)`` of the running jobs, sorted by
-            estimated end; an estimated end already past counts as ``now``.
+            estimated end; a job running past its estimate counts as ending
+            just after ``now`` (never as free now).
 
         Returns
         -------
@@ -110,12 +112,14 @@ class EASY(Scheduler):
         if picks:  # jobs just started hold their processors until their estimate
             running = sorted(list(running) + [(now + j.estimate, j.procs) for j in picks])
         # Shadow time: the earliest estimated end that frees enough for the head.
-        avail, shadow, extra = free, None, 0
+        avail, shadow = free, None
         for end, p in running:
-            avail += p
-            if avail >= head.procs:
-                shadow, extra = end, avail - head.procs
+            if shadow is not None and end > shadow:
                 break
+            avail += p  # every job ending at the shadow time counts
+            if shadow is None and avail >= head.procs:
+                shadow = end
+        extra = avail - head.procs
         if shadow is None:
             raise RuntimeError(f"job {head.job_id} needs {head.procs} processors, more than the machine has")
         for job in waiting[i + 1:]:
@@ -137,7 +141,10 @@ class Conservative(Scheduler):
 
     Reservations are recomputed at every call from the running jobs'
     estimated ends (a profile of free processors over time); a job starts
-    now when its reservation is now.
+    now when its reservation is now.  Jobs are placed in the order of their
+    previous reservations (new jobs last, in arrival order), so that when
+    jobs end early the schedule is compressed and no job is reserved later
+    than it was promised (Mu'alem and Feitelson 2001).
 
     Notes
     -----
@@ -154,6 +161,9 @@ class Conservative(Scheduler):
 
     name = "conservative"
 
+    def __init__(self):
+        self._promised = {}  # id(job) -> reserved start
+
     def select(self, now, waiting, free, running):
         # profile: times[i] -> free processors on [times[i], times[i+1])
         times, avail = [now], [free]
@@ -164,8 +174,11 @@ class Conservative(Scheduler):
             else:
                 times.append(end)
                 avail.append(avail[-1] + p)
+        position = {id(j): i for i, j in enumerate(waiting)}
         picks = []
-        for job in waiting:
+        promised = {}
+        queue = sorted(range(len(waiting)), key=lambda i: (self._promised.get(id(waiting[i]), math.inf), i))
+        for job in (waiting[i] for i in queue):
             p, dur = job.procs, job.estimate
             s = 0
             while True:
@@ -191,7 +204,10 @@ class Conservative(Scheduler):
                 avail[t] -= p
             if start == now:
                 picks.append(job)
-        return picks
+            else:
+                promised[id(job)] = start
+        self._promised = promised
+        return sorted(picks, key=lambda j: position[id(j)])
 
 
 #: Scheduler name -> class.

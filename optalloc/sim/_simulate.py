@@ -8,6 +8,8 @@ estimate as on Cplant (Johnson, Bunde and Leung, sec. I).
 
 from __future__ import annotations
 
+import math
+
 import sys
 import time as _time
 from dataclasses import dataclass, field, replace
@@ -309,7 +311,10 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
         else:  # DISPATCH
             if not waiting:
                 continue
-            view = sorted((max(e, now), p) for e, p in running.values())
+            # a job past its estimate still runs: it frees its processors at
+            # some later time, never "now" (FINISH events come first at a time)
+            after = math.nextafter(now, math.inf)
+            view = sorted((e if e > now else after, p) for e, p in running.values())
             free = machine.n_free
             picks = sched.select(now, waiting, free, view)
             if not picks:

@@ -149,3 +149,63 @@ def test_random_schedules_are_valid(scheduler, seed):
     if scheduler == "fcfs":
         s = [r.start for r in res.records]
         assert s == sorted(s)  # strict arrival order
+
+
+class _Promises(Scheduler):
+    """Conservative backfilling that records the first reservation of every job."""
+
+    name = "conservative"
+
+    def __init__(self):
+        from optalloc.sim import Conservative
+
+        self.inner = Conservative()
+        self.first = {}
+
+    def select(self, now, waiting, free, running):
+        picks = self.inner.select(now, waiting, free, running)
+        for j in picks:
+            self.first.setdefault(j.job_id, now)
+        for j in waiting:
+            start = self.inner._promised.get(id(j))
+            if start is not None:
+                self.first.setdefault(j.job_id, start)
+        return picks
+
+
+def test_conservative_never_starts_a_job_after_its_first_reservation():
+    # jobs end early (runtime < estimate): compression may only move starts earlier
+    jobs = [Job(2, 1, 7, 3, 7), Job(4, 3, 5, 1, 6), Job(1, 4, 1, 4, 1), Job(3, 4, 1, 3, 1)]
+    sched = _Promises()
+    res = simulate(jobs, "2x2", scheduler=sched, allocator="gen-alg")
+    for r in res.records:
+        assert r.start <= sched.first[r.job_id] + 1e-9
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(3, 9))
+        trial = []
+        for i in range(n):
+            est = float(rng.integers(1, 20))
+            trial.append(Job(i + 1, float(rng.integers(0, 10)), float(rng.integers(1, int(est) + 1)),
+                             int(rng.integers(1, 5)), est))
+        sched = _Promises()
+        res = simulate(trial, "2x2", scheduler=sched, allocator="gen-alg")
+        for r in res.records:
+            assert r.start <= sched.first[r.job_id] + 1e-9
+
+
+@pytest.mark.parametrize("scheduler", ["fcfs", "easy", "conservative"])
+def test_jobs_running_past_their_estimate_are_not_counted_free(scheduler):
+    # job 1 runs 100 s on an estimate of 10 (not killed): its nodes stay busy
+    jobs = [Job(1, 0, 100, 2, 10), Job(2, 0, 5, 4, 5), Job(3, 20, 5, 2, 5)]
+    got = starts(jobs, scheduler, kill_at_estimate=False)
+    assert got[1] == 0 and got[2] == 100
+
+
+def test_easy_counts_every_job_ending_at_the_shadow_time():
+    from optalloc.sim import EASY
+
+    waiting = [Job(3, 0, 10, 3), Job(4, 0, 100, 1)]
+    # two jobs of one node each end at 10: the head needs 3 of the 4, so one is spare
+    assert [j.job_id for j in EASY().select(0.0, waiting, 2, [(10.0, 1), (10.0, 1)])] == [4]
+    assert [j.job_id for j in EASY().select(0.0, waiting, 2, [(10.0, 2)])] == [4]
