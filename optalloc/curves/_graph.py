@@ -264,14 +264,16 @@ def _qap_order(G, labels, D, c, rng, time_limit, iterations):
     values = {}
     best_name, best_p, best_v = None, None, np.inf
     for name, p in starts.items():
-        q, v, _ = descent(F, D, p.copy())
         values[name] = float((F * D[np.ix_(p, p)]).sum() / 2)
+        if best_p is not None and clock.expired():  # no time left to polish this start
+            continue
+        q, v, _ = descent(F, D, p.copy(), clock=clock)
         if v < best_v:
             best_name, best_p, best_v = name, q, v
     # the QAP counts each rank pair twice
     bound = gilmore_lawler(F, D) / 2
     extra = {"starts": values, "best_start": best_name}
-    if n < 2 or best_v / 2 <= bound:
+    if n < 2 or best_v / 2 <= bound or clock.expired():
         return best_p, bound, extra
     if iterations is None and time_limit is None:
         iterations = 20 * n

@@ -39,7 +39,7 @@ def faq(W, C, *, rng=None, starts: int = 1, local_search: bool = True):
         res = quadratic_assignment(A, B, method="faq", options=options)
         p = np.asarray(res.col_ind, dtype=np.intp)
         if local_search:
-            p, value, _ = descent(A, B, p)
+            p, value, _ = descent(A, B, p, clock=clock)
         else:
             value = float(res.fun)
         if value < best_v:
@@ -48,16 +48,21 @@ def faq(W, C, *, rng=None, starts: int = 1, local_search: bool = True):
                       message=f"scipy FAQ, best of {starts} start(s)" + (" + 2-swap descent" if local_search else ""))
 
 
-def structured_starts(A: np.ndarray, B: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+#: Above this size the strong mode skips the O(n^3) FAQ and greedy starts.
+STARTS_MAX = 200
+
+
+def structured_starts(A: np.ndarray, B: np.ndarray, rng: np.random.Generator, clock=None) -> list[np.ndarray]:
     """Starting permutations that exploit structure: identity and FAQ (with descent).
 
     The identity is the consecutive mapping, optimal when the task graph
     has the machine's shape (a stencil on a matching torus); FAQ follows
-    the spectrum of the two matrices.
+    the spectrum of the two matrices (up to ``STARTS_MAX`` tasks).  No
+    start is begun once the ``clock`` has expired.
     """
     n = len(A)
-    starts = [descent(A, B, np.arange(n, dtype=np.intp))[0]]
-    if n > 2:
+    starts = [descent(A, B, np.arange(n, dtype=np.intp), clock=clock)[0]]
+    if 2 < n <= STARTS_MAX and not (clock is not None and clock.expired()):
         starts.append(faq(A, B, rng=rng).permutation)
     return starts
 
@@ -137,8 +142,9 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
                     start=start, time_limit=time_limit, target=stop)
     else:
         if start is None:
-            cands = structured_starts(A, B, rng)
-            cands.append(descent(A, B, _construct(A, B, rng, 0.2))[0])
+            cands = structured_starts(A, B, rng, clock)
+            if n <= STARTS_MAX and not clock.expired():
+                cands.append(descent(A, B, _construct(A, B, rng, 0.2), clock=clock)[0])
             values = [float((A * B[np.ix_(p, p)]).sum()) for p in cands]
             start = cands[int(np.argmin(values))]
         remaining = clock.remaining()

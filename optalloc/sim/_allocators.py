@@ -213,7 +213,7 @@ class OneDAllocator(Allocator):
     >>> from optalloc.sim import Machine
     >>> a = OneDAllocator("snake", strategy="first-fit")
     >>> a.select(Machine((2, 2)), 3).nodes.tolist()
-    [0, 2, 3]
+    [0, 1, 3]
     """
 
     def __init__(self, order="gilbert", *, strategy="best-fit", ring=False):

@@ -13,9 +13,10 @@ __all__ = ["Machine", "parse_machine"]
 class Machine:
     """A mesh or torus of nodes with a free/busy state.
 
-    Node ``i`` has coordinates ``coords[i]``; ids follow C order of
-    ``shape`` (``id = x * H + y`` on a W x H mesh), so ascending ids list
-    points by x, then y (then z).
+    Node ``i`` has coordinates ``coords[i]``; ids run with x fastest
+    (``id = x + W * (y + H * z)`` on a W x H x D mesh), the numbering of
+    :class:`optalloc.qap.Topology`, so node ids pass between the simulator
+    and the mapping tools unchanged.
 
     Parameters
     ----------
@@ -38,7 +39,7 @@ class Machine:
     --------
     >>> m = Machine((4, 2))
     >>> m.size, m.coords[5].tolist()
-    (8, [2, 1])
+    (8, [1, 1])
     >>> _ = m.allocate([0, 5], owner=7)
     >>> m.n_free
     6
@@ -64,7 +65,8 @@ class Machine:
         self.shape = shape
         self.torus = torus
         self.size = int(np.prod(shape))
-        coords = np.stack(np.unravel_index(np.arange(self.size), shape), axis=1).astype(np.int64)
+        # x fastest: unravel over the reversed shape, then put x first
+        coords = np.stack(np.unravel_index(np.arange(self.size), shape[::-1])[::-1], axis=1).astype(np.int64)
         coords.setflags(write=False)
         self.coords = coords
         self._owner = np.full(self.size, -1, dtype=np.int64)
@@ -123,7 +125,7 @@ class Machine:
         pts = np.asarray(points, dtype=np.int64).reshape(-1, self.ndim)
         if pts.size and (pts.min() < 0 or np.any(pts >= np.array(self.shape))):
             raise ValueError(f"`points` must lie on the machine of shape {self.shape}")
-        return np.ravel_multi_index(pts.T, self.shape).astype(np.int64)
+        return np.ravel_multi_index(pts.T[::-1], self.shape[::-1]).astype(np.int64)
 
     def _check_ids(self, ids) -> np.ndarray:
         arr = np.asarray(ids)

@@ -136,7 +136,7 @@ def plot_machine(source, path, *, time=None, overwrite=False, title=None, labels
         shape = (shape[0], 1)
     layers = shape[2] if len(shape) == 3 else 1
     wx, wy = shape[0], shape[1]
-    grid = owner.reshape(shape if len(machine.shape) > 1 else (shape[0], 1))
+    grid = owner.reshape(shape[::-1]).T  # ids run x fastest: grid[x, y(, z)]
     jobs = np.unique(owner[owner >= 0])
     colour_of = {int(j): i + 1 for i, j in enumerate(jobs)}
     base = plt.get_cmap("tab20").colors
