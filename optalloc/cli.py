@@ -333,6 +333,9 @@ def main(argv=None) -> int:
     except OSError as exc:  # a file that exists, cannot be read or written
         print(f"optalloc: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except MemoryError:
+        print("optalloc: error: not enough memory for this instance; try a smaller one", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("optalloc: interrupted", file=sys.stderr)
         return 130

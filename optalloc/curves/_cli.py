@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -21,8 +22,8 @@ def register(sub) -> None:
                      "(.json)")
     p.add_argument("--torus", action="store_true", help="with --mesh: wrap-around links")
     p.add_argument("--method", choices=GRAPH_METHODS, default="auto",
-                   help="qap (search), ip (exact, small), gilbert, hilbert, snake, row-major, spectral, greedy; "
-                   "auto: ip up to 8 nodes, else qap")
+                   help="qap (search), brute or ip (exact, small), gilbert, hilbert, snake, row-major, spectral, greedy; "
+                   "auto: brute up to 8 nodes, else qap")
     p.add_argument("--ring", action="store_true", help="rank distance around a ring of ranks")
     p.add_argument("--weight", metavar="ATTR", help="edge attribute holding link lengths (default: hops)")
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds for the search or the IP")
@@ -70,12 +71,15 @@ def read_graph(path: str | os.PathLike):
                 u, v = (_label(x) for x in parts[:2])
                 if len(parts) == 3:
                     try:
-                        G.add_edge(u, v, length=float(parts[2]))
+                        length = float(parts[2])
                     except ValueError:
                         raise ValueError(f"{path}:{lineno}: length must be a number, got {parts[2]!r}") from None
+                    if G.has_edge(u, v):  # a repeated link: the shortest counts
+                        length = min(length, G.edges[u, v].get("length", length))
+                    G.add_edge(u, v, length=length)
                 else:
                     G.add_edge(u, v)
-    except (json.JSONDecodeError, nx.NetworkXError, KeyError, TypeError) as exc:
+    except (json.JSONDecodeError, nx.NetworkXError, KeyError, TypeError, AttributeError, SyntaxError) as exc:
         raise ValueError(f"{path}: not a {suffix or 'graph'} file networkx can read ({exc})") from None
     if G.number_of_nodes() == 0:
         raise ValueError(f"{path}: the graph has no node")
@@ -83,10 +87,12 @@ def read_graph(path: str | os.PathLike):
 
 
 def _label(text: str):
+    """An integer when the text reads back the same ("7"), else the text ("07", "n7")."""
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         return text
+    return value if str(value) == text else text
 
 
 def _cmd_order(args) -> int:
@@ -111,7 +117,13 @@ def _cmd_order(args) -> int:
         raise UsageError(f"{args.out} exists; pass --force to overwrite it")
     weight = args.weight
     if args.mesh:
-        G = mesh_graph(_parse_shape(args.mesh, "--mesh"), torus=args.torus)
+        from ._graph import DENSE_MAX
+
+        shape = _parse_shape(args.mesh, "--mesh")
+        if math.prod(shape) > DENSE_MAX:
+            raise UsageError(f"--mesh {args.mesh} has {math.prod(shape)} nodes; orderings use a dense distance "
+                             f"matrix, at most {DENSE_MAX} nodes")
+        G = mesh_graph(shape, torus=args.torus)
     else:
         G = read_graph(args.graph)
         if weight is None and any("length" in d for _, _, d in G.edges(data=True)):

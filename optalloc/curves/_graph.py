@@ -9,6 +9,9 @@ import numpy as np
 
 from .._result import Result, relative_gap
 
+#: Largest network ordered (its distance matrix is dense).
+DENSE_MAX = 20000
+
 #: Methods of :func:`order_graph`.
 GRAPH_METHODS = ("auto", "qap", "brute", "ip", "gilbert", "hilbert", "snake", "row-major", "spectral", "greedy")
 
@@ -35,6 +38,9 @@ def graph_distances(G, *, weight: str | None = None):
         raise ValueError(f"`G` is not connected ({nx.number_connected_components(G)} components); order each "
                          "component (nx.connected_components) or add the missing links")
     labels = list(G.nodes)
+    if len(labels) > DENSE_MAX:
+        raise ValueError(f"`G` has {len(labels)} nodes; orderings use a dense distance matrix, at most "
+                         f"{DENSE_MAX} nodes ({DENSE_MAX ** 2 * 8 / 1e9:.1f} GB)")
     index = {v: i for i, v in enumerate(labels)}
     rows, cols, vals = [], [], []
     for u, v, data in G.edges(data=True):

@@ -224,7 +224,9 @@ class _PairLP:
     def solve(self, time_left: float | None):
         h = self.h
         if time_left is not None:
-            h.setOptionValue("time_limit", max(0.01, time_left))
+            # HiGHS compares its time limit with the run time accumulated over
+            # every run() of this object, not with the time of this run
+            h.setOptionValue("time_limit", h.getRunTime() + max(0.01, time_left))
         h.run()
         status = h.getModelStatus()
         ok = status == self.highspy.HighsModelStatus.kOptimal

@@ -7,7 +7,7 @@ import numpy as np
 from ._common import Stopwatch, positive_int, qap_result
 from ._core import validate_matrices
 from ._search import descent
-from ._topology import Topology
+from ._topology import Topology, _validate_nodes
 
 #: Methods of :func:`solve` and :func:`map_tasks`.
 METHODS = ("tabu", "grasp", "exact", "brute", "faq", "consecutive", "random")
@@ -225,12 +225,14 @@ def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None,
         B = np.asarray(cost, dtype=np.float64)
         if B.ndim != 2 or B.shape[0] != B.shape[1]:
             raise ValueError(f"`cost` must be a square matrix, got shape {B.shape}")
+        if not np.all(np.isfinite(B)):
+            raise ValueError("`cost` contains NaN or infinite entries")
         if nodes is None:
             node_ids = np.arange(len(B))
         else:
-            node_ids = np.asarray(nodes, dtype=np.intp)
-            if len(node_ids) != len(B):
-                raise ValueError(f"`nodes` has {len(node_ids)} entries but `cost` is {len(B)} x {len(B)}")
+            n_ids = topology.n if topology is not None else None
+            node_ids = _validate_nodes(nodes, n_ids if n_ids is not None else np.iinfo(np.intp).max,
+                                       length=len(B))
         criterion = "user"
     m = len(B)
     if t > m:

@@ -32,6 +32,12 @@ CRITERIA = ("classic", "td")
 _GRID_KINDS = ("mesh", "torus")
 
 
+#: Largest machine described (node coordinates are held in memory).
+NODES_MAX = 10_000_000
+#: Largest node set of a dense distance or cost matrix.
+DENSE_MAX = 20_000
+
+
 def _validate_shape(shape) -> tuple[int, ...]:
     """``shape`` as a non-empty tuple of positive ints (an int means one axis)."""
     try:
@@ -43,6 +49,8 @@ def _validate_shape(shape) -> tuple[int, ...]:
             raise ValueError(f"`shape` sides must be positive integers, got {shape!r}") from None
     if not sides or any(s < 1 for s in sides):
         raise ValueError(f"`shape` sides must be positive integers, got {shape!r}")
+    if math.prod(sides) > NODES_MAX:
+        raise ValueError(f"`shape` {'x'.join(map(str, sides))} has {math.prod(sides)} nodes; at most {NODES_MAX}")
     return sides
 
 
@@ -470,9 +478,12 @@ class Topology:
             raise ValueError(f"{what} needs a mesh or torus topology, not a graph")
 
     def _nodes(self, nodes) -> np.ndarray:
-        if nodes is None:
-            return np.arange(self.n, dtype=np.intp)
-        return _validate_nodes(nodes, self.n)
+        """The selected node ids; refuses dense matrices beyond ``DENSE_MAX`` nodes."""
+        idx = np.arange(self.n, dtype=np.intp) if nodes is None else _validate_nodes(nodes, self.n)
+        if len(idx) > DENSE_MAX:
+            raise ValueError(f"{len(idx)} nodes: distance and cost matrices are dense, at most {DENSE_MAX} nodes "
+                             f"({DENSE_MAX ** 2 * 8 / 1e9:.1f} GB each); pass a partition (`nodes`)")
+        return idx
 
     def _axis_hops(self, idx: np.ndarray):
         """Yield the (m, m) hop counts along each axis, one axis at a time."""

@@ -178,6 +178,8 @@ class RandomAllocator(Allocator):
     name = "random"
 
     def __init__(self, rng=None):
+        if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+            self.name = f"random:seed={int(rng)}"  # two seeds are two allocators
         self.rng = np.random.default_rng(rng)
 
     def select(self, machine, k):
@@ -309,7 +311,12 @@ def parse_allocator(spec, *, rng=None) -> Allocator:
         bad = [p for p in parts[1:] if "=" not in p] + [k for k in opts if k != "seed"]
         if bad:
             raise ValueError(f"`allocator` 'random' takes only seed=N, got {spec!r}")
-        return RandomAllocator(int(opts["seed"]) if "seed" in opts else rng)
+        if "seed" in opts:
+            try:
+                return RandomAllocator(int(opts["seed"]))
+            except ValueError:
+                raise ValueError(f"`allocator` 'random': seed must be an integer, got {opts['seed']!r}") from None
+        return RandomAllocator(rng)
     if head in ("1d", "oned"):
         rest = parts[1:]
         ring = False

@@ -93,6 +93,11 @@ def _progress(args):
 # ---------------------------------------------------------------- simulate
 
 
+def _seeded(spec: str, seed: int) -> str:
+    """'random' without a seed becomes 'random:seed=SEED', so runs repeat."""
+    return f"random:seed={seed}" if spec.strip().lower() == "random" else spec
+
+
 def _cmd_simulate(args) -> int:
     from ..cli import _fmt, _print_json, _print_rows
     from ._allocators import parse_allocator
@@ -100,7 +105,7 @@ def _cmd_simulate(args) -> int:
 
     machine = _machine(args)
     ext = _check_out(args.out, args.force, (".csv", ".jsonl", ".json"), "--out")
-    allocator = parse_allocator(args.allocator)  # bad names raise ValueError: exit 2
+    allocator = parse_allocator(_seeded(args.allocator, args.seed))  # bad names raise ValueError: exit 2
     trace = _trace(args.trace, machine, args)
     res = simulate(trace, machine, scheduler=args.scheduler, allocator=allocator,
                    kill_at_estimate=not args.full_runtime, progress=_progress(args))
@@ -154,10 +159,12 @@ def _cmd_certify(args) -> int:
     ext = _check_out(args.out, args.force, (".csv", ".jsonl", ".json"), "--out")
     _check_out(args.plot, args.force, (".png", ".svg", ".pdf"), "--plot")
     names = _split_allocators(args.allocators) if args.allocators else list(DEFAULT_ALLOCATORS)
+    names = [_seeded(n, args.seed) for n in names]
+    args.driver = _seeded(args.driver, args.seed)
     for spec in [*names, args.driver]:
         parse_allocator(spec)  # unknown names: ValueError, exit 2, before any work
-    if args.time_limit is not None and not args.time_limit > 0:
-        raise _usage(f"--time-limit must be positive, got {args.time_limit}")
+    if args.time_limit is not None and not 0 < args.time_limit < float("inf"):
+        raise _usage(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
     trace = _trace(path, machine, args)
     cert = certify(trace, machine, driver=args.driver, allocators=names, exact=not args.no_exact,
                    time_limit=args.time_limit, scheduler=args.scheduler, progress=_progress(args),
@@ -205,6 +212,7 @@ def _add_common(p, *, mesh_default):
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="a progress line on standard error")
+    p.add_argument("--seed", type=int, default=0, help="seed of 'random' allocators given without one (default 0)")
 
 
 def register(sub) -> None:

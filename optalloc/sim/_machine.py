@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 
 import numpy as np
 
 __all__ = ["Machine", "parse_machine"]
+
+#: Largest machine simulated (allocators scan the free nodes at every decision).
+SIZE_MAX = 1_000_000
 
 
 class Machine:
@@ -62,6 +66,9 @@ class Machine:
             torus = tuple(bool(t) for t in torus)
             if len(torus) != len(shape):
                 raise ValueError(f"`torus` must be a bool or one flag per axis ({len(shape)}), got {torus}")
+        if math.prod(shape) > SIZE_MAX:
+            raise ValueError(f"`shape` {'x'.join(map(str, shape))} has {math.prod(shape)} nodes; the simulator "
+                             f"handles at most {SIZE_MAX}")
         self.shape = shape
         self.torus = torus
         self.size = int(np.prod(shape))

@@ -9,7 +9,6 @@ estimate as on Cplant (Johnson, Bunde and Leung, sec. I).
 from __future__ import annotations
 
 import math
-
 import sys
 import time as _time
 from dataclasses import dataclass, field, replace

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, fields
 __all__ = ["Job", "Trace", "TraceReport", "read_swf", "write_swf"]
 
 _N_FIELDS = 18
-_HEADER_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*:(?:\s+|$)(.*)$")
+# "Key: value" or "Key:value"; "http://..." is not a key (a URL continues a field)
+_HEADER_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*:(?!//)\s*(.*)$")
 _PROCESSORS = ("requested", "allocated", "auto")
 _OVERSIZE = ("skip", "clip", "error")
 
@@ -122,8 +123,9 @@ class TraceReport:
         Kept unchanged, noted: run time longer than the requested time (such
         jobs are cut at their estimate when the simulation kills at it).
     out_of_order : int
-        Lines whose submit time is earlier than the line before; the jobs are
-        sorted by submit time (stable), so this counts a change of order.
+        Lines whose submit time is earlier than that of some line above them
+        (skipped lines included); the jobs are sorted by submit time
+        (stable), so this counts a change of order.
     bad_line_numbers : tuple of int
         Line numbers of the malformed lines (first 100).
     """
@@ -229,7 +231,10 @@ class Trace:
 
     def head(self, n: int) -> Trace:
         """The first ``n`` jobs (by submit time), same header."""
-        return Trace(self.jobs[: operator.index(n)], self.max_procs, self.header, self.header_lines,
+        n = operator.index(n)
+        if n < 0:
+            raise ValueError(f"`n` must be at least 0, got {n}")
+        return Trace(self.jobs[:n], self.max_procs, self.header, self.header_lines,
                      self.report, self.source)
 
 
@@ -344,7 +349,7 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
         if max_procs < 1:
             raise ValueError(f"`max_procs` must be a positive integer, got {max_procs}")
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:  # a BOM is not data
             text = fh.read()
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None

@@ -122,6 +122,15 @@ def test_read_graph_formats(tmp_path):
     for name in ("g.txt", "g.graphml", "g.json"):
         H = read_graph(tmp_path / name)
         assert H.number_of_nodes() == 5 and H.number_of_edges() == 5
+    (tmp_path / "names.txt").write_text("01 2 5\n1 3\n01 2 4\n")  # zero-padded names stay text
+    H = read_graph(tmp_path / "names.txt")
+    assert sorted(map(str, H.nodes)) == ["01", "1", "2", "3"]
+    assert H.edges["01", 2]["length"] == 4.0  # a repeated link keeps its shortest length
+    (tmp_path / "broken.json").write_text('{"nodes": [1, 2]}')
+    (tmp_path / "broken.graphml").write_text("<graphml><graph")
+    for name in ("broken.json", "broken.graphml"):
+        with pytest.raises(ValueError, match="networkx can read"):
+            read_graph(tmp_path / name)
     (tmp_path / "bad.txt").write_text("0 1 2 3\n")
     with pytest.raises(ValueError, match="bad.txt:1"):
         read_graph(tmp_path / "bad.txt")

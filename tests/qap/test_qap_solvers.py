@@ -270,6 +270,10 @@ def test_map_tasks_with_user_cost():
         (lambda: map_tasks(np.zeros((5, 5)), "torus:2x2"), "do not fit"),
         (lambda: map_tasks(np.zeros((2, 2))), "topology"),
         (lambda: map_tasks(np.zeros((2, 2)), "mesh:2x1", criterion="nope"), "criterion"),
+        (lambda: map_tasks(np.zeros((2, 2)), cost=np.ones((2, 2)), nodes=[1, 1]), "distinct"),
+        (lambda: map_tasks(np.zeros((2, 2)), "mesh:2x2", cost=np.ones((2, 2)), nodes=[0, 9]), "0..3"),
+        (lambda: map_tasks(np.zeros((2, 2)), cost=np.ones((2, 2)), nodes=[0.5, 1]), "integer"),
+        (lambda: map_tasks(np.zeros((2, 2)), "torus:300x300"), "dense"),
     ],
 )
 def test_bad_input(call, match):

@@ -190,3 +190,12 @@ def test_nasa_trace_job_count():
     assert len(t) + t.report.skipped == 18239
     assert t.report.runtime_nonpositive == 173 and len(t) == 18066
     assert t.report.estimate_filled == len(t)  # requested time unknown throughout
+
+
+def test_header_without_space_and_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.swf"
+    body = ";MaxProcs:128\n" + line(1, 0, 10, 4) + "\n" + line(2, 1, 10, 200) + "\n"
+    path.write_text(body, encoding="utf-8-sig")
+    t = read_swf(path)
+    assert t.max_procs == 128
+    assert len(t.jobs) == 1 and t.report.oversize_skipped == 1
