@@ -292,3 +292,23 @@ def test_qaplib_small_instances_reach_their_optimum(name):
     res = tabu(W, C, rng=0, target=best, time_limit=20)
     assert res.objective == best
     assert gilmore_lawler(W, C) <= best
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_tabu_chains_reach_the_optimum_and_repeat(symmetric):
+    A, B = _instance(7, 21, symmetric=symmetric, diagonal=not symmetric)
+    best = _enumerate(A, B)
+    a = tabu(A, B, chains=4, iterations=300, rng=3)
+    b = tabu(A, B, chains=4, iterations=300, rng=3)
+    assert a.objective == best == objective(A, B, a.permutation)
+    assert np.array_equal(a.permutation, b.permutation)
+    assert a.extra["chains"] == 4
+
+
+def test_tabu_chains_restart_and_validate():
+    A, B = _instance(9, 5, symmetric=True, diagonal=False)
+    res = tabu(A, B, chains=3, iterations=200, restart=1, rng=0)
+    assert res.extra["restarts"] > 0
+    assert res.objective == objective(A, B, res.permutation)
+    with pytest.raises(ValueError, match="chains"):
+        tabu(A, B, chains=0)
