@@ -86,6 +86,25 @@ def test_time_limit_returns_a_valid_bracket():
     assert at_most(res.bound, solve(pts, 24, method="mm-inc").objective)
 
 
+def test_lp_time_limit_counts_from_each_solve():
+    # HiGHS measures its time limit against the run time accumulated over
+    # every run() of the object; each re-solve of the cut loop must get the
+    # time left, not the time left minus the earlier solves
+    from optalloc.ksubset._exact import _PairLP
+
+    pts = mesh_cells((6, 6), 0.55, 1)
+    dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+    lp = _PairLP(dist, 8, "simplex")
+    for _ in range(3):
+        ok, *_ = lp.solve(5.0)
+        assert ok
+    limit = lp.h.getOptionValue("time_limit")
+    limit = limit[-1] if isinstance(limit, tuple) else limit  # (status, value) in some highspy versions
+    spent = lp.h.getRunTime()
+    assert spent > 0 and limit > 5.0  # the limit moved on with the clock
+    assert limit - spent >= 4.0
+
+
 def test_rel_gap_stops_early_with_a_proven_gap():
     pts = mesh_cells((6, 6), 0.55, 1)
     res = exact(pts, 8, rel_gap=0.5)
