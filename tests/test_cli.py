@@ -84,13 +84,14 @@ def test_gap_bracket_on_large_instance(capsys, tmp_path):
     free = read_mesh(MESH).free_points()
     alloc = tmp_path / "alloc.txt"
     alloc.write_text("\n".join(f"{x} {y}" for x, y in free[:20]) + "\n")
-    code, out, _ = run(capsys, "gap", "--mesh", MESH, "--chosen", alloc, "--json")
+    code, out, _ = run(capsys, "gap", "--mesh", MESH, "--chosen", alloc, "--time-limit", "2", "--json")
     assert code == 0
     rep = json.loads(out)
     assert rep["lower"] <= rep["upper"] <= rep["objective"]
     assert rep["ratio_min"] <= rep["ratio_max"]
-    code, out, _ = run(capsys, "gap", "--mesh", MESH, "--chosen", alloc)
-    assert code == 0 and "certified" in out
+    code, out, _ = run(capsys, "gap", "--mesh", MESH, "--chosen", alloc, "--time-limit", "2")
+    # within 2 s the exact solver proves the optimum or leaves a certified bracket
+    assert code == 0 and ("certified" in out or "optimum" in out)
 
 
 def _bad(tmp_path, name, text):
