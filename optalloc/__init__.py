@@ -8,6 +8,19 @@ ksubset
     pairwise hop distance (MM, Gen-Alg, MC1x1, MM+Inc, exact special cases).
 machine
     Meshes and free sets: reading mesh maps and point files.
+curves
+    Orderings of meshes and networks (snake, Hilbert, generalised Hilbert,
+    ``order_graph`` with a proven bound), the ordering integer program, and
+    1D allocators over an ordering.
+qap
+    Task mapping as a quadratic assignment problem: GRASP, robust tabu
+    search, exact small cases, topologies, cost criteria, mapping metrics.
+sim
+    Trace simulation (SWF traces, FCFS/EASY/conservative backfilling,
+    pluggable allocators), certification of every allocation decision
+    against the exact optimum, resumable parameter sweeps.
+models
+    The Pyomo formulations (``optalloc.models``).
 """
 
 from ._result import STATUSES, Result
