@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._table import text_table
 from .ksubset import brute, exact, gen_alg, k3, line, mc1x1, mm, mm_inc, ptas, weight
 from .ksubset._reference import (
     gen_alg_reference,
@@ -164,7 +165,4 @@ def format_table(rows: list[BenchRow]) -> str:
          ("> " if r.baseline_capped else "") + f"{r.ratio:.1f}x", "yes" if r.agree else "NO")
         for r in rows
     ]
-    widths = [max(len(str(x[i])) for x in [head, *body]) for i in range(len(head))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return text_table(head, body)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._table import text_table
+
 #: Ordering objective (w = 2^-(d-1), linear ranks, hop distance) measured with independent code.
 REFERENCE = {
     ("hilbert", (8, 8)): 201.4,
@@ -98,7 +100,4 @@ def format_curves_table(rows: list[OrderBenchRow]) -> str:
     head = ("case", "ours", "compared with", "value", "ours/value", "time", "ok")
     body = [(r.case, f"{r.value:.1f}", r.compared_with, f"{r.other:.1f}", f"{r.ratio:.4f}", f"{r.seconds:.2f} s",
              "yes" if r.ok else "NO") for r in rows]
-    widths = [max(len(str(x[i])) for x in [head, *body]) for i in range(len(head))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return text_table(head, body)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._table import text_table
+
 #: QAPLIB instances of the bench (classic, n <= 30).
 SMALL = ("nug12", "had12", "rou12", "scr12", "tai12a", "chr12a", "esc16a", "nug15", "rou15", "chr15a", "tai15a")
 MEDIUM = ("had20", "nug20", "rou20", "scr20", "tai20a", "chr20a", "els19")
@@ -122,7 +124,4 @@ def format_qap_table(rows: list[QAPBenchRow]) -> str:
     body = [(r.instance, r.n, f"{r.best_known:.0f}", r.method, f"{r.hits}/{r.runs}", f"{100 * r.mean_gap:.3f}%",
              f"{100 * r.best_gap:.3f}%", f"{r.seconds:.2f} s", f"{100 * r.scipy_gap:.2f}%", f"{r.scipy_seconds:.2f} s")
             for r in rows]
-    widths = [max(len(str(x[i])) for x in [head, *body]) for i in range(len(head))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return text_table(head, body)

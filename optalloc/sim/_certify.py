@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ksubset
+from .._table import text_table
 from ._allocators import Allocator, KSubsetAllocator, parse_allocator
 from ._machine import Machine, parse_machine
 from ._simulate import SimulationResult, _as_allocation, simulate
@@ -364,9 +365,7 @@ class Certification:
                 mean = f"{s.mean_ratio:.4f}"
             body.append((name, str(s.decisions), mean, f"{s.max_ratio:.4f}", f"{100 * s.share_optimal:.1f}%",
                          f"{100 * s.share_best:.1f}%", f"{s.mean_W:.2f}"))
-        widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
-        lines.insert(1, "  ".join("-" * w for w in widths))
+        lines = text_table(head, body).split("\n")
         n = len(self.rows)
         if self.exact:
             lines.append(f"exact optimum: {self.n_proven}/{n} decisions proven, {self.cache_hits} cache hits, "

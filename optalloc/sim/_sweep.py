@@ -44,6 +44,7 @@ from pathlib import Path
 
 import tomllib
 
+from .._table import text_table
 from ._allocators import (
     KSubsetAllocator,
     OneDAllocator,
@@ -1034,14 +1035,13 @@ def format_sweep(rows) -> str:
     """
     head = ["#", "trace", "machine", "scheduler", "allocator", "seed", "status", "mean_wait", "util",
             "mean_avg_l1", "tie_share"]
-    table = [head]
+    body = []
     for r in rows:
         s = r.get("summary") or {}
-        table.append([str(r["index"]), r["trace"], r["machine"], r["scheduler"], r["allocator"], _cell(r["seed"]),
+        body.append([str(r["index"]), r["trace"], r["machine"], r["scheduler"], r["allocator"], _cell(r["seed"]),
                       r["status"], _cell(s.get("mean_wait"), 6), _cell(s.get("utilisation")),
                       _cell(s.get("mean_avg_l1")), _cell(s.get("tie_share"))])
-    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table)
+    return text_table(head, body, rule=False)
 
 
 # ---------------------------------------------------------------- command line
