@@ -33,7 +33,6 @@ import csv
 import json
 import math
 import os
-import sys
 import time as _time
 from dataclasses import dataclass, field
 
@@ -43,7 +42,7 @@ from .. import ksubset
 from .._table import text_table
 from ._allocators import Allocator, KSubsetAllocator, parse_allocator
 from ._machine import Machine, parse_machine
-from ._simulate import SimulationResult, _as_allocation, simulate
+from ._simulate import SimulationResult, _as_allocation, progress_printer, simulate
 from ._swf import Trace
 
 __all__ = [
@@ -428,18 +427,6 @@ class Certification:
             fh.write(json.dumps({"summary": self.to_dict()}) + "\n")
 
 
-def _progress_printer():
-    t0 = _time.perf_counter()
-
-    def show(done, total):
-        if done % max(1, total // 100) == 0 or done == total:
-            sys.stderr.write(f"\rcertify: {done}/{total} decisions, {_time.perf_counter() - t0:.1f} s")
-            if done == total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-    return show
-
-
 def _prepare(spec, cache):
     alloc = parse_allocator(spec)
     if not cache and isinstance(alloc, KSubsetAllocator):
@@ -539,7 +526,7 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
         if not exact:
             raise ValueError("`time_limit` applies only with exact=True")
     if progress is True:
-        progress = _progress_printer()
+        progress = progress_printer("certify", "decisions")
     elif progress is False or progress is None:
         progress = None
     elif not callable(progress):

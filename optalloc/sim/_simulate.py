@@ -146,12 +146,13 @@ def _as_allocation(choice) -> tuple[np.ndarray, Result | None]:
     return np.asarray(choice), None
 
 
-def _progress_printer(total):
-    step = max(1, total // 100)
+def progress_printer(label: str, unit: str):
+    """A ``progress(done, total)`` callback: one line on stderr, refreshed every 1 %."""
+    t0 = _time.perf_counter()
 
     def show(done, total):
-        if done % step == 0 or done == total:
-            sys.stderr.write(f"\rsimulate: {done}/{total} jobs")
+        if done % max(1, total // 100) == 0 or done == total:
+            sys.stderr.write(f"\r{label}: {done}/{total} {unit}, {_time.perf_counter() - t0:.1f} s")
             if done == total:
                 sys.stderr.write("\n")
             sys.stderr.flush()
@@ -257,7 +258,7 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
         ordering = alloc.ordering(machine)
     ranks = None if ordering is None else _ranks_of(ordering, machine)
     if progress is True:
-        progress = _progress_printer(len(jobs))
+        progress = progress_printer("simulate", "jobs")
     elif progress is False or progress is None:
         progress = None
     elif not callable(progress):
