@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from .._result import Result, relative_gap
+from .._validate import validate_positive  # noqa: F401 (re-exported to the k-subset modules)
 
 # Relative tolerance used to compare objective values computed along
 # different summation orders.
@@ -51,19 +52,6 @@ def validate_k(k, n: int) -> int:
     if not 1 <= k <= n:
         raise ValueError(f"`k` must be between 1 and the number of points ({n}), got {k}")
     return k
-
-
-def validate_positive(value, name: str, *, allow_none=True, integer=False):
-    if value is None and allow_none:
-        return None
-    try:
-        value = operator.index(value) if integer else float(value)
-    except (TypeError, ValueError):
-        kind = "an integer" if integer else "a number"
-        raise ValueError(f"`{name}` must be {kind}, got {value!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"`{name}` must be positive, got {value!r}")
-    return value
 
 
 def rows_by_point(points: np.ndarray) -> dict[tuple, list[int]]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import operator
 import time
 
 import numpy as np
 
 from .._result import Result, relative_gap
+from .._validate import validate_positive
 from ._core import validate_permutation
 
 
@@ -16,14 +16,7 @@ class Stopwatch:
     """Wall clock of one solver call with an optional limit in seconds."""
 
     def __init__(self, limit: float | None):
-        if limit is not None:
-            try:
-                limit = float(limit)
-            except (TypeError, ValueError):
-                raise ValueError(f"`time_limit` must be a positive number, got {limit!r}") from None
-            if not (limit > 0 and math.isfinite(limit)):
-                raise ValueError(f"`time_limit` must be a positive number, got {limit!r}")
-        self.limit = limit
+        self.limit = validate_positive(limit, "time_limit")
         self.start = time.perf_counter()
 
     def elapsed(self) -> float:
@@ -37,23 +30,7 @@ class Stopwatch:
 
 
 def positive_int(value, name: str) -> int:
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise ValueError(f"`{name}` must be a positive integer, got {value!r}") from None
-    if value < 1:
-        raise ValueError(f"`{name}` must be a positive integer, got {value}")
-    return value
-
-
-def validate_positive(value, name: str) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a positive number, got {value!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"`{name}` must be a positive number, got {value}")
-    return value
+    return validate_positive(value, name, allow_none=False, integer=True)
 
 
 def validate_fraction(value, name: str) -> float:

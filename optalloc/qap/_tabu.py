@@ -104,7 +104,7 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     else:
         iterations = positive_int(iterations, "iterations")
     lo, hi = _validate_tenure(tenure)
-    aspiration = validate_positive(aspiration, "aspiration")
+    aspiration = validate_positive(aspiration, "aspiration", allow_none=False)
     if restart is not None:
         restart = validate_positive(restart, "restart")
     alpha = validate_fraction(alpha, "alpha")

@@ -25,6 +25,8 @@ import os
 import re
 from dataclasses import dataclass, field, fields
 
+from .._validate import validate_positive
+
 __all__ = ["Job", "Trace", "TraceReport", "read_swf", "write_swf"]
 
 _N_FIELDS = 18
@@ -329,18 +331,8 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
     """
     _choice(processors, _PROCESSORS, "processors")
     _choice(oversize, _OVERSIZE, "oversize")
-    try:
-        factor = float(missing_estimate_factor)
-    except (TypeError, ValueError):
-        raise ValueError(f"`missing_estimate_factor` must be a positive number, got {missing_estimate_factor!r}") from None
-    if not (factor > 0 and math.isfinite(factor)):
-        raise ValueError(f"`missing_estimate_factor` must be a positive number, got {missing_estimate_factor!r}")
-    try:
-        scale = operator.index(scale)
-    except TypeError:
-        raise ValueError(f"`scale` must be a positive integer, got {scale!r}") from None
-    if scale < 1:
-        raise ValueError(f"`scale` must be a positive integer, got {scale}")
+    factor = validate_positive(missing_estimate_factor, "missing_estimate_factor", allow_none=False)
+    scale = validate_positive(scale, "scale", allow_none=False, integer=True)
     if max_procs is not None:
         try:
             max_procs = operator.index(max_procs)
