@@ -46,8 +46,7 @@ def write_qaplib(path: str | os.PathLike, A, B, *, overwrite: bool = False) -> N
     fmt = (lambda v: f"{int(v)}") if np.all(A == np.round(A)) and np.all(B == np.round(B)) else repr
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(f"{len(A)}\n\n")
-        for M in (A, B):
-            fh.write("\n".join(" ".join(fmt(v) for v in row) for row in M) + "\n\n")
+        fh.writelines("\n".join(" ".join(fmt(v) for v in row) for row in M) + "\n\n" for M in (A, B))
 
 
 @dataclass(frozen=True)

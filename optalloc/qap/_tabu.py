@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _jit
 from ._common import (
     Stopwatch,
     positive_int,
@@ -19,7 +20,8 @@ from ._search import SwapState, delta_matrix, delta_symmetric, symmetric_zero_di
 
 def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None, rng=None, start=None,
          tenure: tuple[float, float] = (0.9, 1.1), aspiration: float = 5.0, restart: float | None = 50.0,
-         alpha: float = 0.2, chains: int = 1, target: float | None = None, progress=None):
+         alpha: float = 0.2, chains: int = 1, target: float | None = None, progress=None,
+         engine: str | None = None):
     """Robust tabu search for the quadratic assignment problem.
 
     Every iteration makes the best authorised swap of the whole 2-swap
@@ -68,6 +70,11 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
         than one, since array overheads dominate.
     progress : callable, optional
         ``progress(iteration, best)`` every 1000 iterations.
+    engine : {None, "jit", "numpy"}
+        ``"jit"``: compiled loops (needs numba, ``pip install
+        "optalloc[fast]"``), tens of times faster on small and medium n;
+        ``"numpy"``: array operations only.  By default "jit" when numba
+        is installed.  Both make the same moves on integer data.
 
     Returns
     -------
@@ -108,19 +115,27 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     if restart is not None:
         restart = validate_positive(restart, "restart")
     alpha = validate_fraction(alpha, "alpha")
+    engine = _engine(engine)
     rng = np.random.default_rng(rng)
     p = validate_start(start, n)
     if p is None:
         p = construct(A, B, rng, alpha=alpha)
-    args = (rng, iterations, clock, lo * n, hi * n, aspiration * n * n, target, progress,
-            None if restart is None else max(1, int(restart * n)), lambda r: construct(A, B, r, alpha=alpha))
-    if chains == 1 or n < 2:
+    P = np.array([p] + [construct(A, B, rng, alpha=alpha) for _ in range(chains - 1)])
+    # tenures and restarts draw from streams of their own, so that every
+    # engine (compiled, one chain, batched chains) makes the same moves
+    rng_t, rng_r = (np.random.default_rng(s) for s in rng.integers(2**63, size=2))
+    args = (Tenures(rng_t, chains, lo * n, hi * n), iterations, clock, aspiration * n * n, target, progress,
+            None if restart is None else max(1, int(restart * n)), lambda: construct(A, B, rng_r, alpha=alpha))
+    if n < 2:
+        best, it, found, restarts = p, 0, 0, 0
+    elif engine == "jit":
+        best, it, found, restarts = _search_jit(A, B, P, *args)
+    elif chains == 1:
         best, it, found, restarts = _search(A, B, p, *args)
     else:
-        P = np.array([p] + [construct(A, B, rng, alpha=alpha) for _ in range(chains - 1)])
         best, it, found, restarts = _search_chains(A, B, P, *args)
     return qap_result(A, B, best, method="tabu", start=clock.start,
-                      extra={"iterations": it, "chains": chains, "restarts": restarts, "found_at": found},
+                      extra={"iterations": it, "chains": chains, "restarts": restarts, "found_at": found, "engine": engine},
                       message=f"robust tabu search, {chains} chain(s) x {it} iterations, {restarts} restarts")
 
 
@@ -134,11 +149,44 @@ def _validate_tenure(tenure):
     return lo, hi
 
 
-def _search(A, B, p, rng, iterations, clock, t_lo, t_hi, asp, target, progress, restart, restart_start):
+def _engine(engine):
+    if engine is None:
+        return "jit" if _jit.AVAILABLE else "numpy"
+    if engine not in ("jit", "numpy"):
+        raise ValueError(f"unknown engine {engine!r}; choose 'jit' or 'numpy'")
+    if engine == "jit" and not _jit.AVAILABLE:
+        raise ValueError("engine 'jit' needs numba: pip install 'optalloc[fast]'")
+    return engine
+
+
+class Tenures:
+    """Tabu tenures of m chains, one draw per chain every ``period`` iterations.
+
+    ``row(k)`` is the tenure of each chain from iteration ``k * period`` on
+    (Taillard re-draws it in [low, high] every ``2 high`` iterations).
+    """
+
+    def __init__(self, rng, m: int, low: float, high: float):
+        self.rng, self.m, self.low, self.high = rng, m, low, high
+        self.period = int(2 * high) + 1
+        self.table = np.empty((0, m))
+
+    def upto(self, k: int) -> np.ndarray:
+        """The table with at least rows 0..k drawn."""
+        if k >= len(self.table):
+            extra = max(k + 1 - len(self.table), len(self.table), 16)
+            draws = self.low + (self.high - self.low) * self.rng.random((extra, self.m))
+            self.table = np.concatenate([self.table, draws])
+        return self.table
+
+    def row(self, k: int) -> np.ndarray:
+        return self.upto(k)[k]
+
+
+def _search(A, B, p, tenures, iterations, clock, asp, target, progress, restart, restart_start):
+    """One chain on a :class:`SwapState` (Taillard's O(n^2) update per move)."""
     n = len(p)
     best = p.copy()
-    if n < 2:
-        return best, 0, 0, 0
     state = SwapState(A, B, p)
     best_v = state.value
     found = 0
@@ -149,30 +197,29 @@ def _search(A, B, p, rng, iterations, clock, t_lo, t_hi, asp, target, progress, 
     tab = np.zeros((n, n))
     # the lower triangle and the diagonal are never candidates
     closed = np.tril(np.full((n, n), np.inf))
-    period = int(2 * t_hi) + 1
-    t = t_lo + (t_hi - t_lo) * rng.random()
+    upper = np.isfinite(closed)
+    period = tenures.period
     it = 0
     run_best, run_at, restarts = best_v, 0, 0
     while iterations is None or it < iterations:
         it += 1
         if restart is not None and it - run_at > restart:
             # diversify: a fresh start, the tabu memory forgotten
-            q = restart_start(rng)
+            q = restart_start()
             state = SwapState(A, B, q)
             p = q
             last[:] = it
             tab[:] = it
             run_best, run_at = state.value, it
             restarts += 1
-        if it % period == 0:
-            t = t_lo + (t_hi - t_lo) * rng.random()
+        t = tenures.row(it // period)[0]
         delta = state.delta
         cand = delta + closed
         # aspiration: a swap that beats the best, or one long forgotten
+        forced = ((tab < it - asp) | (tab.T < it - asp)) & upper
         if cand.min() < best_v - state.value - tol:
             pass
-        elif tab.min() < it - asp:
-            forced = (tab < it - asp) | (tab.T < it - asp)
+        elif forced.any():
             cand[~forced] = np.inf
         else:
             # tabu when both tasks would return to a node left recently
@@ -204,7 +251,7 @@ def _search(A, B, p, rng, iterations, clock, t_lo, t_hi, asp, target, progress, 
     return best, it, found, restarts
 
 
-def _search_chains(A, B, P, rng, iterations, clock, t_lo, t_hi, asp, target, progress, restart, restart_start):
+def _search_chains(A, B, P, tenures, iterations, clock, asp, target, progress, restart, restart_start):
     """Robust tabu search on m chains at once: ``P`` has shape (m, n).
 
     The rules are those of :func:`_search`, applied per chain with array
@@ -224,23 +271,21 @@ def _search_chains(A, B, P, rng, iterations, clock, t_lo, t_hi, asp, target, pro
     last = np.zeros((m, n, n))   # last[c, r, node]: when task r of chain c left the node
     tab = np.zeros((m, n, n))    # tab[c, r, s] = last[c, r, P[c, s]]
     closed = np.tril(np.full((n, n), np.inf))
-    period = int(2 * t_hi) + 1
-    t = t_lo + (t_hi - t_lo) * rng.random(m)
+    period = tenures.period
     it = restarts = 0
     while iterations is None or it < iterations:
         it += 1
         if restart is not None:
             stale = np.flatnonzero(it - run_at > restart)
             for c in stale:  # a fresh start, its tabu memory forgotten
-                P[c] = restart_start(rng)
+                P[c] = restart_start()
                 Bp[c] = B[np.ix_(P[c], P[c])]
                 val[c] = (A * Bp[c]).sum()
                 last[c] = it
                 tab[c] = it
                 run_best[c], run_at[c] = val[c], it
             restarts += len(stale)
-        if it % period == 0:
-            t = t_lo + (t_hi - t_lo) * rng.random(m)
+        t = tenures.row(it // period)
         delta = delta_of(Bp)
         cand = delta + closed
         # aspiration: a swap that beats the global best, or one long forgotten
@@ -284,3 +329,55 @@ def _search_chains(A, B, P, rng, iterations, clock, t_lo, t_hi, asp, target, pro
         if (it & 15) == 0 and clock.expired():
             break
     return best_p, it, found, restarts
+
+
+def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, restart, restart_start):
+    """The chains of :func:`_search_chains` in compiled loops (:mod:`._jit`).
+
+    Runs in slices of at most 1000 iterations (fewer on large n) so that the
+    clock, progress and restarts are handled here between slices.
+    """
+    m, n = P.shape
+    P = np.ascontiguousarray(P, dtype=np.int64)
+    Bp = np.ascontiguousarray(B[P[:, :, None], P[:, None, :]])
+    D = delta_matrix(A, Bp)
+    val = (A * Bp).sum(axis=(1, 2))
+    c = int(val.argmin())
+    best_v, best_p, found = np.array([val[c]]), P[c].copy(), np.zeros(1, dtype=np.int64)
+    tol = 1e-9 * max(1.0, abs(best_v[0]))
+    integral = bool(np.all(A == np.round(A)) and np.all(B == np.round(B)))
+    sym = symmetric_zero_diagonal(A, B)
+    run_best, run_at = val.copy(), np.zeros(m, dtype=np.int64)
+    L = np.zeros((m, n, n))
+    period = tenures.period
+    # slices end on multiples of 1000 (progress) and take about 4e6 pair updates at most
+    per = max(1, 4_000_000 // (m * n * n))
+    step = max(d for d in (1, 2, 5, 10, 25, 50, 100, 125, 250, 500, 1000) if d <= per)
+    last_it = iterations if iterations is not None else np.iinfo(np.int64).max - 1
+    goal = -np.inf if target is None else float(target)
+    it, restarts = 1, 0
+    while it <= last_it:
+        stop = min(((it - 1) // step + 1) * step + 1, last_it + 1)
+        table = tenures.upto(stop // period)
+        code, it = _jit.tabu_steps(A, B, P, Bp, D, L, val, run_best, run_at, table, period, it, stop, asp,
+                                   0 if restart is None else restart, best_v, best_p, found, goal, tol, sym)
+        if code == _jit.TARGET:
+            break
+        if code == _jit.RESTART:
+            for c in np.flatnonzero(it - run_at > restart):  # a fresh start, its tabu memory forgotten
+                P[c] = restart_start()
+                Bp[c] = B[np.ix_(P[c], P[c])]
+                D[c] = delta_matrix(A, Bp[c])
+                val[c] = (A * Bp[c]).sum()
+                L[c] = it
+                run_best[c], run_at[c] = val[c], it
+                restarts += 1
+        else:
+            if not integral:  # the incremental values drift by rounding: refresh them
+                D[:] = delta_matrix(A, Bp)
+                val[:] = (A * Bp).sum(axis=(1, 2))
+            if progress is not None and (it - 1) % 1000 == 0:
+                progress(it - 1, float(best_v[0]))
+        if clock.expired():
+            break
+    return best_p, it - 1, int(found[0]), restarts
