@@ -35,12 +35,13 @@ def _tabu_steps(A, B, P, Bp, D, L, val, run_best, run_at, tenure, period, it, st
     """Run iterations ``it .. stop - 1`` of every chain; see the module docstring.
 
     ``tenure[k, c]`` is the tenure of chain c from iteration ``k * period``
-    on.  ``best_v`` and ``found`` are one-element arrays (global best and
-    the iteration it was found), ``best_p`` the best permutation.  Returns
-    ``(code, it)``: ``RESTART`` when a chain must restart before iteration
-    ``it`` (its best has not improved for ``restart`` iterations; nothing of
-    iteration ``it`` has run), ``TARGET`` when the best reached ``target``
-    after iteration ``it - 1``, ``DONE`` when ``it == stop``.
+    on.  ``best_v[c]``, ``best_p[c]`` and ``found[c]`` are the best value of
+    chain c, its permutation and the iteration it was found; the chains are
+    independent.  Returns ``(code, it)``: ``RESTART`` when a chain must
+    restart before iteration ``it`` (its best since its last start has not
+    improved for ``restart`` iterations; nothing of iteration ``it`` has
+    run), ``TARGET`` when a chain reached ``target`` in iteration
+    ``it - 1``, ``DONE`` when ``it == stop``.
     """
     m, n = P.shape
     alpha = np.empty(n)
@@ -60,7 +61,7 @@ def _tabu_steps(A, B, P, Bp, D, L, val, run_best, run_at, tenure, period, it, st
             Lc = L[c]
             recent = it - tenure[it // period, c]
             old = it - asp
-            bar = best_v[0] - val[c] - tol
+            bar = best_v[c] - val[c] - tol
             a_min, ua, va = inf, -1, -1     # aspired moves
             o_min, uo, vo = inf, -1, -1     # authorised moves
             for r in range(n - 1):
@@ -126,20 +127,17 @@ def _tabu_steps(A, B, P, Bp, D, L, val, run_best, run_at, tenure, period, it, st
             if val[c] < run_best[c] - tol:
                 run_best[c] = val[c]
                 run_at[c] = it
-        c = 0
-        for k in range(1, m):
-            if val[k] < val[c]:
-                c = k
-        if val[c] < best_v[0] - tol:
-            exact = _value(A, Bp[c])  # drop accumulated rounding at each record
-            val[c] = exact
-            if exact < best_v[0]:
-                best_v[0] = exact
-                best_p[:] = P[c]
-                found[0] = it
+            if val[c] < best_v[c] - tol:
+                exact = _value(A, Q)  # drop accumulated rounding at each record
+                val[c] = exact
+                if exact < best_v[c]:
+                    best_v[c] = exact
+                    best_p[c] = p
+                    found[c] = it
         it += 1
-        if best_v[0] <= target:
-            return TARGET, it
+        for c in range(m):
+            if best_v[c] <= target:
+                return TARGET, it
     return DONE, it
 
 
@@ -205,6 +203,6 @@ if AVAILABLE:  # pragma: no branch
     _row = njit(cache=True, fastmath=True)(_row)
     _update = njit(cache=True)(_update)
     _value = njit(cache=True)(_value)
-    tabu_steps = njit(cache=True)(_tabu_steps)
+    tabu_steps = njit(cache=True, nogil=True)(_tabu_steps)
 else:  # pragma: no cover
     tabu_steps = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from . import _jit
@@ -21,7 +23,7 @@ from ._search import SwapState, delta_matrix, delta_symmetric, symmetric_zero_di
 def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None, rng=None, start=None,
          tenure: tuple[float, float] = (0.9, 1.1), aspiration: float = 5.0, restart: float | None = 50.0,
          alpha: float = 0.2, chains: int = 1, target: float | None = None, progress=None,
-         engine: str | None = None):
+         engine: str | None = None, workers: int = 1):
     """Robust tabu search for the quadratic assignment problem.
 
     Every iteration makes the best authorised swap of the whole 2-swap
@@ -63,11 +65,12 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     alpha : float in (0, 1], default 0.2
         Candidate-list share of the greedy constructions (start, restarts).
     chains : int, default 1
-        Independent searches run side by side as one array computation
-        (the first from ``start``, the others from greedy constructions);
-        an iteration moves every chain.  On small instances (n up to a
-        few dozen) several chains cost little more time per iteration
-        than one, since array overheads dominate.
+        Independent searches (the first from ``start``, the others from
+        greedy constructions), each with its own best for the aspiration
+        and its own restarts; an iteration moves every chain.  In the numpy
+        engine they run as one array computation, so that on small instances
+        (n up to a few dozen) several chains cost little more time per
+        iteration than one.
     progress : callable, optional
         ``progress(iteration, best)`` every 1000 iterations.
     engine : {None, "jit", "numpy"}
@@ -75,6 +78,11 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
         "optalloc[fast]"``), tens of times faster on small and medium n;
         ``"numpy"``: array operations only.  By default "jit" when numba
         is installed.  Both make the same moves on integer data.
+    workers : int, default 1
+        Threads (compiled engine): the chains are shared out among them and
+        run in parallel, with the same results as in one thread except that
+        with a ``target`` the chains stop at the end of a slice of up to
+        1000 iterations rather than at once.
 
     Returns
     -------
@@ -116,6 +124,9 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
         restart = validate_positive(restart, "restart")
     alpha = validate_fraction(alpha, "alpha")
     engine = _engine(engine)
+    workers = positive_int(workers, "workers")
+    if workers > 1 and engine != "jit":
+        raise ValueError("`workers` > 1 needs the compiled engine (numba: pip install 'optalloc[fast]')")
     rng = np.random.default_rng(rng)
     p = validate_start(start, n)
     if p is None:
@@ -123,13 +134,15 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     P = np.array([p] + [construct(A, B, rng, alpha=alpha) for _ in range(chains - 1)])
     # tenures and restarts draw from streams of their own, so that every
     # engine (compiled, one chain, batched chains) makes the same moves
-    rng_t, rng_r = (np.random.default_rng(s) for s in rng.integers(2**63, size=2))
+    # (one restart stream per chain, so that chains run in threads stay reproducible)
+    seeds = rng.integers(2**63, size=chains + 1)
+    rng_t, rng_r = np.random.default_rng(seeds[0]), [np.random.default_rng(x) for x in seeds[1:]]
     args = (Tenures(rng_t, chains, lo * n, hi * n), iterations, clock, aspiration * n * n, target, progress,
-            None if restart is None else max(1, int(restart * n)), lambda: construct(A, B, rng_r, alpha=alpha))
+            None if restart is None else max(1, int(restart * n)), lambda c: construct(A, B, rng_r[c], alpha=alpha))
     if n < 2:
         best, it, found, restarts = p, 0, 0, 0
     elif engine == "jit":
-        best, it, found, restarts = _search_jit(A, B, P, *args)
+        best, it, found, restarts = _search_jit(A, B, P, *args, workers=min(workers, chains))
     elif chains == 1:
         best, it, found, restarts = _search(A, B, p, *args)
     else:
@@ -205,7 +218,7 @@ def _search(A, B, p, tenures, iterations, clock, asp, target, progress, restart,
         it += 1
         if restart is not None and it - run_at > restart:
             # diversify: a fresh start, the tabu memory forgotten
-            q = restart_start()
+            q = restart_start(0)
             state = SwapState(A, B, q)
             p = q
             last[:] = it
@@ -252,7 +265,7 @@ def _search(A, B, p, tenures, iterations, clock, asp, target, progress, restart,
 
 
 def _search_chains(A, B, P, tenures, iterations, clock, asp, target, progress, restart, restart_start):
-    """Robust tabu search on m chains at once: ``P`` has shape (m, n).
+    """Robust tabu search on m independent chains at once: ``P`` has shape (m, n).
 
     The rules are those of :func:`_search`, applied per chain with array
     operations over the chain axis; the swap values are recomputed from
@@ -265,8 +278,8 @@ def _search_chains(A, B, P, tenures, iterations, clock, asp, target, progress, r
     delta_of = (lambda X: delta_symmetric(A, X)) if fast else (lambda X: delta_matrix(A, X))
     Bp = B[P[:, :, None], P[:, None, :]]
     val = (A * Bp).sum(axis=(1, 2))
-    best_v, best_p, found = float(val.min()), P[int(val.argmin())].copy(), 0
-    tol = 1e-9 * max(1.0, abs(best_v))
+    best_v, best_p, found = val.copy(), P.copy(), np.zeros(m, dtype=np.int64)
+    tol = 1e-9 * max(1.0, abs(float(val.min())))
     run_best, run_at = val.copy(), np.zeros(m)
     last = np.zeros((m, n, n))   # last[c, r, node]: when task r of chain c left the node
     tab = np.zeros((m, n, n))    # tab[c, r, s] = last[c, r, P[c, s]]
@@ -278,7 +291,7 @@ def _search_chains(A, B, P, tenures, iterations, clock, asp, target, progress, r
         if restart is not None:
             stale = np.flatnonzero(it - run_at > restart)
             for c in stale:  # a fresh start, its tabu memory forgotten
-                P[c] = restart_start()
+                P[c] = restart_start(c)
                 Bp[c] = B[np.ix_(P[c], P[c])]
                 val[c] = (A * Bp[c]).sum()
                 last[c] = it
@@ -288,7 +301,7 @@ def _search_chains(A, B, P, tenures, iterations, clock, asp, target, progress, r
         t = tenures.row(it // period)
         delta = delta_of(Bp)
         cand = delta + closed
-        # aspiration: a swap that beats the global best, or one long forgotten
+        # aspiration: a swap that beats the chain's best, or one long forgotten
         aspired = cand < (best_v - val - tol)[:, None, None]
         if tab.min() < it - asp:
             aspired |= ((tab < it - asp) | (np.swapaxes(tab, 1, 2) < it - asp)) & np.isfinite(closed)
@@ -316,68 +329,92 @@ def _search_chains(A, B, P, tenures, iterations, clock, asp, target, progress, r
         better = val < run_best - tol
         run_best = np.where(better, val, run_best)
         run_at = np.where(better, it, run_at)
-        c = int(val.argmin())
-        if val[c] < best_v - tol:
-            exact_v = float((A * Bp[c]).sum())  # drop accumulated rounding at each record
-            val[c] = exact_v
-            if exact_v < best_v:
-                best_v, best_p, found = exact_v, P[c].copy(), it
+        for c in np.flatnonzero(val < best_v - tol):
+            val[c] = (A * Bp[c]).sum()  # drop accumulated rounding at each record
+            if val[c] < best_v[c]:
+                best_v[c], best_p[c], found[c] = val[c], P[c], it
         if progress is not None and it % 1000 == 0:
-            progress(it, best_v)
-        if target is not None and best_v <= target:
+            progress(it, float(best_v.min()))
+        if target is not None and best_v.min() <= target:
             break
         if (it & 15) == 0 and clock.expired():
             break
-    return best_p, it, found, restarts
+    c = int(best_v.argmin())
+    return best_p[c], it, int(found[c]), restarts
 
 
-def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, restart, restart_start):
+def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, restart, restart_start, *, workers=1):
     """The chains of :func:`_search_chains` in compiled loops (:mod:`._jit`).
 
-    Runs in slices of at most 1000 iterations (fewer on large n) so that the
-    clock, progress and restarts are handled here between slices.
+    Runs in slices of at most 1000 iterations (fewer on large n); between
+    slices the clock, progress and the target are checked here.  With
+    several ``workers`` the chains are split into that many groups, each
+    run slice by slice in a thread of its own (the compiled loop releases
+    the GIL).
     """
     m, n = P.shape
     P = np.ascontiguousarray(P, dtype=np.int64)
     Bp = np.ascontiguousarray(B[P[:, :, None], P[:, None, :]])
     D = delta_matrix(A, Bp)
     val = (A * Bp).sum(axis=(1, 2))
-    c = int(val.argmin())
-    best_v, best_p, found = np.array([val[c]]), P[c].copy(), np.zeros(1, dtype=np.int64)
-    tol = 1e-9 * max(1.0, abs(best_v[0]))
+    best_v, best_p, found = val.copy(), P.copy(), np.zeros(m, dtype=np.int64)
+    tol = 1e-9 * max(1.0, abs(float(val.min())))
     integral = bool(np.all(A == np.round(A)) and np.all(B == np.round(B)))
     sym = symmetric_zero_diagonal(A, B)
     run_best, run_at = val.copy(), np.zeros(m, dtype=np.int64)
     L = np.zeros((m, n, n))
     period = tenures.period
+    goal = -np.inf if target is None else float(target)
+    groups = [g for g in np.array_split(np.arange(m), workers) if len(g)]
+    restarts = np.zeros(m, dtype=np.int64)
+
+    def run(g, it, stop, table):
+        """Iterations ``it .. stop - 1`` of the chains ``g``; returns (reached target, next iteration)."""
+        sl = slice(int(g[0]), int(g[-1]) + 1)
+        while it < stop:
+            code, it = _jit.tabu_steps(A, B, P[sl], Bp[sl], D[sl], L[sl], val[sl], run_best[sl], run_at[sl],
+                                       np.ascontiguousarray(table[:, sl]), period, it, stop, asp, 0 if restart is None else restart,
+                                       best_v[sl], best_p[sl], found[sl], goal, tol, sym)
+            if code == _jit.TARGET:
+                return True, it
+            if code == _jit.RESTART:
+                for c in g[it - run_at[g] > restart]:  # a fresh start, its tabu memory forgotten
+                    P[c] = restart_start(c)
+                    Bp[c] = B[np.ix_(P[c], P[c])]
+                    D[c] = delta_matrix(A, Bp[c])
+                    val[c] = (A * Bp[c]).sum()
+                    L[c] = it
+                    run_best[c], run_at[c] = val[c], it
+                    restarts[c] += 1
+        if not integral:  # the incremental values drift by rounding: refresh them
+            D[sl] = delta_matrix(A, Bp[sl])
+            val[sl] = (A * Bp[sl]).sum(axis=(1, 2))
+        return False, it
+
     # slices end on multiples of 1000 (progress) and take about 4e6 pair updates at most
-    per = max(1, 4_000_000 // (m * n * n))
+    per = max(1, 4_000_000 * len(groups) // (m * n * n))
     step = max(d for d in (1, 2, 5, 10, 25, 50, 100, 125, 250, 500, 1000) if d <= per)
     last_it = iterations if iterations is not None else np.iinfo(np.int64).max - 1
-    goal = -np.inf if target is None else float(target)
-    it, restarts = 1, 0
-    while it <= last_it:
-        stop = min(((it - 1) // step + 1) * step + 1, last_it + 1)
-        table = tenures.upto(stop // period)
-        code, it = _jit.tabu_steps(A, B, P, Bp, D, L, val, run_best, run_at, table, period, it, stop, asp,
-                                   0 if restart is None else restart, best_v, best_p, found, goal, tol, sym)
-        if code == _jit.TARGET:
-            break
-        if code == _jit.RESTART:
-            for c in np.flatnonzero(it - run_at > restart):  # a fresh start, its tabu memory forgotten
-                P[c] = restart_start()
-                Bp[c] = B[np.ix_(P[c], P[c])]
-                D[c] = delta_matrix(A, Bp[c])
-                val[c] = (A * Bp[c]).sum()
-                L[c] = it
-                run_best[c], run_at[c] = val[c], it
-                restarts += 1
-        else:
-            if not integral:  # the incremental values drift by rounding: refresh them
-                D[:] = delta_matrix(A, Bp)
-                val[:] = (A * Bp).sum(axis=(1, 2))
+    pool = ThreadPoolExecutor(len(groups)) if len(groups) > 1 else None
+    it = 1
+    try:
+        while it <= last_it:
+            stop = min(((it - 1) // step + 1) * step + 1, last_it + 1)
+            table = tenures.upto(stop // period)
+            if pool is None:
+                outcomes = [run(groups[0], it, stop, table)]
+            else:
+                k = len(groups)
+                outcomes = list(pool.map(run, groups, [it] * k, [stop] * k, [table] * k))
+            it = max(i for _, i in outcomes)
+            if any(hit for hit, _ in outcomes):
+                break
             if progress is not None and (it - 1) % 1000 == 0:
-                progress(it - 1, float(best_v[0]))
-        if clock.expired():
-            break
-    return best_p, it - 1, int(found[0]), restarts
+                progress(it - 1, float(best_v.min()))
+            if clock.expired():
+                break
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    c = int(best_v.argmin())
+    return best_p[c], it - 1, int(found[c]), int(restarts.sum())
