@@ -29,6 +29,11 @@ class Stopwatch:
         return self.limit is not None and self.elapsed() >= self.limit
 
 
+def integral_data(A: np.ndarray, B: np.ndarray) -> bool:
+    """True when every flow and cost is a whole number (objectives are then exact in float64)."""
+    return bool(np.all(A == np.round(A)) and np.all(B == np.round(B)))
+
+
 def positive_int(value, name: str) -> int:
     return validate_positive(value, name, allow_none=False, integer=True)
 
@@ -64,7 +69,7 @@ def qap_result(A: np.ndarray, B: np.ndarray, perm, *, method: str, start: float,
     p = np.asarray(perm, dtype=np.intp)
     value = float((A * B[np.ix_(p, p)]).sum())
     total = float(A.sum())
-    integral = bool(np.all(A == np.round(A)) and np.all(B == np.round(B)))
+    integral = integral_data(A, B)
     if bound is not None:
         bound = float(bound)
         if integral:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..machine._io import _read_text
+from ._common import integral_data
 from ._core import objective
 
 
@@ -43,7 +44,7 @@ def write_qaplib(path: str | os.PathLike, A, B, *, overwrite: bool = False) -> N
     if os.path.exists(path) and not overwrite:
         raise ValueError(f"{path} exists; pass overwrite=True to replace it")
     A, B = np.asarray(A), np.asarray(B)
-    fmt = (lambda v: f"{int(v)}") if np.all(A == np.round(A)) and np.all(B == np.round(B)) else repr
+    fmt = (lambda v: f"{int(v)}") if integral_data(A, B) else repr
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(f"{len(A)}\n\n")
         fh.writelines("\n".join(" ".join(fmt(v) for v in row) for row in M) + "\n\n" for M in (A, B))

@@ -9,6 +9,7 @@ import numpy as np
 from . import _jit
 from ._common import (
     Stopwatch,
+    integral_data,
     positive_int,
     qap_result,
     validate_fraction,
@@ -132,9 +133,9 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     if p is None:
         p = construct(A, B, rng, alpha=alpha)
     P = np.array([p] + [construct(A, B, rng, alpha=alpha) for _ in range(chains - 1)])
-    # tenures and restarts draw from streams of their own, so that every
-    # engine (compiled, one chain, batched chains) makes the same moves
-    # (one restart stream per chain, so that chains run in threads stay reproducible)
+    # tenures and restarts draw from streams of their own, so that every engine
+    # (compiled, one chain, batched chains) makes the same moves; one restart
+    # stream per chain keeps chains run in threads reproducible
     seeds = rng.integers(2**63, size=chains + 1)
     rng_t, rng_r = np.random.default_rng(seeds[0]), [np.random.default_rng(x) for x in seeds[1:]]
     args = (Tenures(rng_t, chains, lo * n, hi * n), iterations, clock, aspiration * n * n, target, progress,
@@ -359,7 +360,7 @@ def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, rest
     val = (A * Bp).sum(axis=(1, 2))
     best_v, best_p, found = val.copy(), P.copy(), np.zeros(m, dtype=np.int64)
     tol = 1e-9 * max(1.0, abs(float(val.min())))
-    integral = bool(np.all(A == np.round(A)) and np.all(B == np.round(B)))
+    integral = integral_data(A, B)
     sym = symmetric_zero_diagonal(A, B)
     run_best, run_at = val.copy(), np.zeros(m, dtype=np.int64)
     L = np.zeros((m, n, n))
