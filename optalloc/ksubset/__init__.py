@@ -20,7 +20,7 @@ name          algorithm                                     guarantee
 ``brute``     enumeration of all subsets                    exact
 ``exact``     triangle-cut loop on the pairwise LP, then    exact (proven),
               branch-and-bound (HiGHS); any Pyomo solver    or a bracket
-``ptas``      strip enumeration (plane), m strips per axis  1/(1 - 1/(2(m-2))
+``ptas``      strip enumeration (any d), m strips per axis  1/(1 - 1/(2(m-2))
                                                             - 2/(m-1)); m = k:
                                                             exact
 ============  ============================================  ==================

@@ -1,8 +1,10 @@
-"""The strip-enumeration PTAS for the plane (Bender et al. 2005, sec. 3;
-SAND2003-3702 sec. 5.3)."""
+"""The strip-enumeration PTAS (Bender et al. 2005, sec. 3 and 4.2;
+SAND2003-3702 sec. 5.3), in the plane and in d dimensions."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import time
 
@@ -12,11 +14,12 @@ from ._common import as_int, make_result, validate_k, validate_points, validate_
 from ._median import mm_inc
 
 
-def ptas_guarantee(m: int, k: int) -> float | None:
-    """1 / (1 - 1/(2(m-2)) - 2/(m-1)) when it applies, 1 for m = k."""
+def ptas_guarantee(m: int, k: int, d: int = 2) -> float | None:
+    """1 for m = k; in the plane 1 / (1 - 1/(2(m-2)) - 2/(m-1)) when it
+    applies; None otherwise."""
     if m == k:
         return 1.0
-    if m <= 2 or k % m:
+    if d != 2 or m <= 2 or k % m:
         return None
     rest = 1 - 1 / (2 * (m - 2)) - 2 / (m - 1)
     return 1 / rest if rest > 0 else None
@@ -57,36 +60,69 @@ def _gap_bound(coord_sorted: np.ndarray, cuts, sizes) -> float:
     return total
 
 
-def _tables(rows, cols, cap):
-    """Non-negative integer m x m tables with the given margins and caps."""
-    m = len(rows)
-    table = np.zeros((m, m), dtype=np.int64)
-    row_left, col_left = rows.copy(), cols.copy()
+@functools.lru_cache(maxsize=16)
+def _layout(m: int, d: int):
+    """Cells of an m x ... x m table in C order, and for each cell the axes
+    whose slice through it ends there."""
+    cells = list(itertools.product(range(m), repeat=d))
+    last = {(a, idx[a]): c for c, idx in enumerate(cells) for a in range(d)}
+    closes = [tuple(a for a in range(d) if last[a, idx[a]] == c) for c, idx in enumerate(cells)]
+    return cells, closes
+
+
+def _tables(sizes: np.ndarray, cap: np.ndarray):
+    """Non-negative integer tables of shape ``cap.shape`` (m per axis) whose
+    slices along every axis sum to ``sizes``, entry-wise at most ``cap``.
+
+    Cells are filled in C order, largest value first, never below what the
+    rest of each slice can still hold; the last cell of a slice takes what
+    the slice still needs.  The same array is yielded each time (copy it to
+    keep it)."""
+    d, m = cap.ndim, len(sizes)
+    if m == 0:
+        return
+    cells, closes = _layout(m, d)
+    caps = [int(c) for c in cap.ravel()]
+    table = np.zeros(cap.shape, dtype=np.int64)
+    flat = table.reshape(-1)
+    left = [[int(v) for v in sizes] for _ in range(d)]  # left[a][s]: still needed in slice s of axis a
+    room = [[0] * m for _ in range(d)]  # room[a][s]: capacity of the slice's cells not yet filled
+    for c, idx in enumerate(cells):
+        for a in range(d):
+            room[a][idx[a]] += caps[c]
+    if any(left[a][s] > room[a][s] for a in range(d) for s in range(m)):
+        return
+    axes = range(d)
 
     def rec(c):
-        if c == m * m:
+        if c == len(cells):
             yield table
             return
-        i, j = divmod(c, m)
-        if j == m - 1:  # the last cell of a row takes what the row still needs
-            choices = [row_left[i]] if row_left[i] <= min(col_left[j], cap[i, j]) else []
-        else:
-            choices = range(min(row_left[i], col_left[j], cap[i, j]), -1, -1)
-        for v in choices:
-            if i == m - 1 and v != col_left[j]:
-                continue
-            table[i, j] = v
-            row_left[i] -= v
-            col_left[j] -= v
+        idx = cells[c]
+        for a in axes:
+            room[a][idx[a]] -= caps[c]
+        hi = min(caps[c], *(left[a][idx[a]] for a in axes))
+        lo = max(0, *(left[a][idx[a]] - room[a][idx[a]] for a in axes))
+        if closes[c]:  # the slices ending here all need the same amount
+            need = {left[a][idx[a]] for a in closes[c]}
+            lo = max(lo, *need)
+            hi = min(hi, *need)
+        for v in range(hi, lo - 1, -1):
+            flat[c] = v
+            for a in axes:
+                left[a][idx[a]] -= v
             yield from rec(c + 1)
-            row_left[i] += v
-            col_left[j] += v
-        table[i, j] = 0
+            for a in axes:
+                left[a][idx[a]] += v
+        flat[c] = 0
+        for a in axes:
+            room[a][idx[a]] += caps[c]
 
     yield from rec(0)
 
 
-#: Largest number of boundary-vector pairs :func:`ptas` accepts without a time limit.
+#: Largest number of boundary-vector combinations (one vector per axis)
+#: :func:`ptas` accepts without a time limit.
 PTAS_LIMIT = 10**7
 
 
@@ -98,57 +134,64 @@ def _count_cuts(n: int, sizes: np.ndarray) -> int:
 
 
 def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
-    """Strip-enumeration PTAS for the plane.
+    """Strip-enumeration PTAS, in the plane and in d dimensions.
 
-    Guess the structure of an optimal set: m + 1 x-boundaries that cut it
-    into m vertical strips of k/m points each, m + 1 y-boundaries likewise,
-    and the number k_ij of its points in each cell (strip i x strip j).
-    For each guess, take from each cell the k_ij points minimal in the
-    direction ``((2i + 1 - m) k/m, (2j + 1 - m) k/m)``: this minimises the
-    distances to the points of the other strips (Lemma 5), and the distances
-    inside strips are a small share of the total (Lemmas 7, 8).  Keep the
-    best set over all guesses.
+    Guess the structure of an optimal set S: on every axis, m + 1
+    boundaries that cut it into m slices of k/m points each, and the number
+    of its points in each cell (the intersection of one slice per axis: an
+    m x ... x m table whose slices along every axis sum to k/m).  For each
+    guess, take from each cell its points minimal in the direction whose
+    coordinate on axis a is (points of S before the cell's slice) - (points
+    after it): this minimises the distances to the points of the other
+    slices (SAND2003-3702 Lemma 5), and the distances inside slices are a
+    small share of the total (Lemmas 7, 8).  Keep the best set over all
+    guesses.
 
-    Ties and shared coordinates are handled by symbolic perturbation: strips
-    are ranges of the order by (x, y, index) (and (y, x, index)), so a column
-    of a mesh may be split between two strips, as SAND2003 sec. 5.3 allows.
-    Cells are then a partition and no point is chosen twice.
+    Ties and shared coordinates are handled by symbolic perturbation: the
+    slices of axis a are ranges of the order by (x_a, the other
+    coordinates, index), so a column of a mesh may be split between two
+    slices, as SAND2003 sec. 5.3 allows.  Cells are then a partition and no
+    point is chosen twice.
 
     Parameters
     ----------
-    points : array_like, shape (n, 2)
+    points : array_like, shape (n, d)
     k : int
     m : int, optional
-        Number of strips per axis, 1 <= m <= k (default min(k, 4)).  With
-        m = k the enumeration is exhaustive and the result exact.
+        Slices per axis, 1 <= m <= k (default min(k, 4)).  With m = k the
+        enumeration is exhaustive and the result exact in any dimension.
     time_limit : float, optional
         Seconds; on expiry the best set so far is returned with status
         ``"time_limit"``.
     limit : int, optional
         Without a time limit, refuse instances with more than this many
-        pairs of boundary vectors (default 1e7), which would not finish.
+        combinations of boundary vectors (one per axis; default 1e7), which
+        would not finish.
 
     Returns
     -------
     Result
-        ``guarantee`` is ``1 / (1 - 1/(2(m-2)) - 2/(m-1))`` when k is a
-        multiple of m and the factor is positive (m >= 4), 1 when m = k,
-        None otherwise.  ``extra["structures"]`` counts the cell tables
-        evaluated.
+        ``guarantee`` is 1 when m = k; in the plane ``1 / (1 - 1/(2(m-2))
+        - 2/(m-1))`` when k is a multiple of m and the factor is positive
+        (m >= 4); None otherwise (Bender et al. prove a (1 + eps) factor
+        for fixed d > 2 without stating it).  ``extra["structures"]``
+        counts the cell tables evaluated.
 
     Notes
     -----
     Running time.  With n points there are O(n^(m+1)) boundary vectors per
-    axis and, for each pair, up to O(k^(m^2)) cell tables: exponential in m.
-    Pairs whose inter-strip distance alone (s_i s_j times the gap between
-    strips i and j, summed over both axes) reaches the incumbent (MM+Inc
-    first) are pruned, which removes most of them, but the method remains
-    practical only for small n (a few dozen points) and m <= 4; it exists to
-    check the theory and as ground truth, not as an allocator.
+    axis, O(n^(d(m+1))) combinations, and for each up to O(k^(m^d)) cell
+    tables: exponential in m and d.  Combinations whose inter-slice
+    distance alone (s_i s_j times the gap between slices i and j, summed
+    over the axes) reaches the incumbent (MM+Inc first) are pruned, which
+    removes most of them, but the method remains practical only for small
+    n (a few dozen points) and m <= 4 (m <= 2 in space); it exists to check
+    the theory and as ground truth, not as an allocator.
 
     References
     ----------
-    M. A. Bender et al. (2005), sec. 3 (Theorem 2); SAND2003-3702 sec. 5.3.
+    M. A. Bender et al. (2005), sec. 3 (Theorem 2) and sec. 4.2 (Theorem 4);
+    SAND2003-3702 sec. 5.3.
 
     Examples
     --------
@@ -157,75 +200,94 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
     >>> r = ptas(pts, 3, m=3)
     >>> r.objective == brute(pts, 3).objective, r.guarantee
     (True, 1.0)
+    >>> cube = [[0, 0, 0], [1, 0, 0], [0, 1, 1], [2, 2, 2], [1, 1, 0]]
+    >>> ptas(cube, 3, m=3).objective == brute(cube, 3).objective
+    True
     """
     start = time.perf_counter()
     pts = validate_points(points)
     n, d = pts.shape
-    if d != 2:
-        raise ValueError(f"method 'ptas' is for points in the plane, got {d} coordinates")
     k = validate_k(k, n)
     m = min(k, 4) if m is None else as_int(m, "m")
     if not 1 <= m <= k:
         raise ValueError(f"`m` must be between 1 and k ({k}), got {m}")
     time_limit = validate_positive(time_limit, "time_limit")
     sizes = _sizes(k, m)
-    pairs = _count_cuts(n, sizes) ** 2
-    if time_limit is None and pairs > limit:
+    combos = _count_cuts(n, sizes) ** d
+    if time_limit is None and combos > limit:
         raise ValueError(
-            f"the PTAS would enumerate {pairs:.3g} pairs of strip boundaries (n = {n}, m = {m}), more than "
-            f"the limit of {limit:.3g}; pass a smaller m, a time_limit, or use method 'exact'"
+            f"the PTAS would enumerate {combos:.3g} combinations of slice boundaries (n = {n}, m = {m}, "
+            f"d = {d}), more than the limit of {limit:.3g}; pass a smaller m, a time_limit, or use method 'exact'"
         )
-    left = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    grad = left - (k - left - sizes)  # points left of the strip minus points right of it
+    before = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    grad = before - (k - before - sizes)  # points before the slice minus points after it
 
-    xo = np.lexsort((np.arange(n), pts[:, 1], pts[:, 0]))  # by x, then y, then index
-    yo = np.lexsort((np.arange(n), pts[:, 0], pts[:, 1]))
-    xrank = np.empty(n, dtype=np.int64)
-    xrank[xo] = np.arange(n)
-    yrank = np.empty(n, dtype=np.int64)
-    yrank[yo] = np.arange(n)
-    xs, ys = pts[xo, 0], pts[yo, 1]
+    ranks, boundaries = [], []
+    for a in range(d):
+        others = [pts[:, b] for b in range(d) if b != a]
+        order = np.lexsort((np.arange(n), *others[::-1], pts[:, a]))  # by x_a, the others, index
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        ranks.append(rank)
+        coord = pts[order, a]
+        boundaries.append(sorted(((_gap_bound(coord, c, sizes), c) for c in _cuts(n, sizes)),
+                                 key=lambda t: t[0]))
+    # the least inter-slice distance the axes after a can add
+    rest = np.concatenate((np.cumsum([b[0][0] for b in boundaries][::-1])[::-1], [0.0]))[1:]
 
     inc = mm_inc(pts, k)
     best_w, best = inc.objective, inc.indices
-    ycuts = sorted(((_gap_bound(ys, c, sizes), c) for c in _cuts(n, sizes)), key=lambda t: t[0])
     evaluated = 0
     timed_out = False
-    for bx in _cuts(n, sizes):
-        lbx = _gap_bound(xs, bx, sizes)
-        if lbx + ycuts[0][0] >= best_w:
-            continue
-        xstrip = np.searchsorted(np.asarray(bx), xrank, side="right") - 1
-        xin = (xrank >= bx[0]) & (xrank < bx[-1])
-        for lby, by in ycuts:
-            if lbx + lby >= best_w:  # the rest of ycuts is no better
+    shape = (m,) * d
+    slice_of = np.zeros((d, n), dtype=np.int64)
+    inside = np.ones((d + 1, n), dtype=bool)
+
+    def evaluate():
+        nonlocal best_w, best, evaluated
+        cell = np.ravel_multi_index(tuple(slice_of), shape, mode="clip")  # outside: masked next
+        cell = np.where(inside[d], cell, -1)
+        cap = np.bincount(cell[inside[d]], minlength=m**d).reshape(shape)
+        tables = _tables(sizes, cap)
+        first = next(tables, None)
+        if first is None:  # the cells cannot hold the slice sizes
+            return
+        ordered = []  # candidates of each cell in the order of its direction, ties by index
+        for c, idx in enumerate(np.ndindex(*shape)):
+            members = np.flatnonzero(cell == c)
+            key = sum(grad[idx[a]] * pts[members, a] for a in range(d))
+            ordered.append(members[np.lexsort((members, key))])
+        for table in itertools.chain([first], tables):
+            evaluated += 1
+            chosen = np.concatenate([ordered[c][:v] for c, v in enumerate(table.ravel())])
+            w = float(weights_of_sets(pts, chosen[None])[0])
+            if w < best_w:
+                best_w, best = w, np.sort(chosen)
+
+    def rec(a, lb):  # choose the boundaries of axis a, the inter-slice distance so far is lb
+        nonlocal timed_out
+        if a == d:
+            evaluate()
+            return
+        for bound, cuts in boundaries[a]:
+            if lb + bound + rest[a] >= best_w:  # the rest of the list is no better
                 break
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 timed_out = True
-                break
-            ystrip = np.searchsorted(np.asarray(by), yrank, side="right") - 1
-            inside = xin & (yrank >= by[0]) & (yrank < by[-1])
-            cell = np.where(inside, xstrip * m + ystrip, -1)
-            cap = np.bincount(cell[inside], minlength=m * m).reshape(m, m)
-            members = [np.flatnonzero(cell == c) for c in range(m * m)]
-            # candidates of each cell in the order of its direction, ties by index
-            ordered = []
-            for c, idx in enumerate(members):
-                i, j = divmod(c, m)
-                key = grad[i] * pts[idx, 0] + grad[j] * pts[idx, 1]
-                ordered.append(idx[np.lexsort((idx, key))])
-            for table in _tables(sizes.copy(), sizes.copy(), cap):
-                evaluated += 1
-                chosen = np.concatenate([ordered[c][: table.flat[c]] for c in range(m * m)])
-                w = float(weights_of_sets(pts, chosen[None])[0])
-                if w < best_w:
-                    best_w, best = w, np.sort(chosen)
-        if timed_out:
-            break
+                return
+            slice_of[a] = np.searchsorted(np.asarray(cuts), ranks[a], side="right") - 1
+            inside[a + 1] = inside[a] & (ranks[a] >= cuts[0]) & (ranks[a] < cuts[-1])
+            if np.count_nonzero(inside[a + 1]) < k:  # fewer than k points in every slab
+                continue
+            rec(a + 1, lb + bound)
+            if timed_out:
+                return
+
+    rec(0, 0.0)
     if timed_out:
         status, g = "time_limit", None
     else:
-        status, g = ("optimal" if m == k else "feasible"), ptas_guarantee(m, k)
+        status, g = ("optimal" if m == k else "feasible"), ptas_guarantee(m, k, d)
     return make_result(pts, best, method="ptas", start=start, guarantee=g, status=status,
                        extra={"m": m, "structures": evaluated})
 

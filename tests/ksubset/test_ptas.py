@@ -1,4 +1,7 @@
-"""The strip-enumeration PTAS: exact with m = k, within its factor otherwise."""
+"""The strip-enumeration PTAS: exact with m = k, within its factor otherwise,
+in the plane and in space."""
+
+import itertools
 
 import numpy as np
 import pytest
@@ -55,13 +58,59 @@ def test_factor():
     assert ptas_guarantee(10, 20) == pytest.approx(1 / (1 - 1 / 16 - 2 / 9))
 
 
-def test_tables_have_the_margins():
-    rows = np.array([2, 1, 1])
-    cap = np.full((3, 3), 2)
-    seen = [t.copy() for t in _tables(rows.copy(), rows.copy(), cap)]
-    assert len({t.tobytes() for t in seen}) == len(seen) > 0
-    for t in seen:
-        assert (t.sum(axis=1) == rows).all() and (t.sum(axis=0) == rows).all() and (t <= cap).all()
+@pytest.mark.parametrize("d, sizes", [(1, [2, 1, 1]), (2, [2, 1, 1]), (3, [2, 1])])
+def test_tables_are_all_those_with_the_margins(d, sizes):
+    sizes = np.array(sizes)
+    rng = np.random.default_rng(d)
+    cap = rng.integers(0, 3, size=(len(sizes),) * d)
+    seen = {t.tobytes() for t in _tables(sizes, cap)}
+    # every table with entries <= cap and the margins, by brute force
+    want = set()
+    for flat in itertools.product(*(range(c + 1) for c in cap.ravel())):
+        t = np.array(flat, dtype=np.int64).reshape(cap.shape)
+        axes = [tuple(b for b in range(d) if b != a) for a in range(d)]
+        if all((t.sum(axis=ax) == sizes).all() for ax in axes):
+            want.add(t.tobytes())
+    assert seen == want
+
+
+@st.composite
+def space_sets(draw, most=5):
+    n = draw(st.integers(1, most))
+    coord = st.integers(0, 2).map(float)
+    pts = np.array(draw(st.lists(st.tuples(coord, coord, coord), min_size=n, max_size=n)))
+    return pts, draw(st.integers(1, min(n, 3)))
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(case=space_sets())
+def test_m_equal_k_is_exact_in_space(case):
+    pts, k = case
+    res = ptas(pts, k, m=k)
+    assert res.status == "optimal" and res.guarantee == 1.0
+    assert close(res.objective, optimum(pts, k))
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(case=space_sets(most=6), m=st.integers(1, 2))
+def test_smaller_m_in_space_is_feasible(case, m):
+    pts, k = case
+    m = min(m, k)
+    res = ptas(pts, k, m=m)
+    assert at_most(optimum(pts, k), res.objective)
+    assert len(set(res.indices.tolist())) == k
+    assert res.guarantee == (1.0 if m == k else None)  # no factor is stated for d > 2
+
+
+def test_space_square_against_spread_corner():
+    # a unit square (W = 8) far from the corner of a cube (W = 9): with two
+    # slices per axis the PTAS finds the square, as the optimum
+    corner = [(10, 10, 10), (11, 10, 10), (10, 11, 10), (10, 10, 11)]
+    square = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)]
+    pts = np.array(corner + square, dtype=float)
+    res = ptas(pts, 4, m=2)
+    assert res.objective == optimum(pts, 4) == 8
+    assert res.indices.tolist() == [4, 5, 6, 7]
 
 
 @pytest.mark.parametrize(
@@ -74,12 +123,12 @@ def test_bad_options(kwargs, match):
         ptas([[0, 0], [1, 1], [2, 2], [3, 3]], 4, **kwargs)
 
 
-def test_plane_only():
-    with pytest.raises(ValueError, match="in the plane"):
-        ptas([[0, 0, 0], [1, 1, 1]], 2)
+def test_factor_only_in_the_plane():
+    assert ptas_guarantee(4, 8, d=3) is None and ptas_guarantee(4, 8, d=1) is None
+    assert ptas_guarantee(3, 3, d=3) == 1.0
 
 
 def test_refuses_what_would_not_finish():
     pts = np.array([(x, y) for x in range(12) for y in range(12)], dtype=float)
-    with pytest.raises(ValueError, match="would enumerate .* pairs of strip boundaries"):
+    with pytest.raises(ValueError, match="would enumerate .* combinations of slice boundaries"):
         ptas(pts, 8, m=4)
