@@ -45,10 +45,19 @@ def test_exact_equals_enumeration(name, pts, k):
     assert res.extra["phase"] in ("bounds", "cuts", "stalled", "branch")
 
 
-@pytest.mark.parametrize("lp_solver", ["simplex", "ipm"])
+@pytest.mark.parametrize("lp_solver", ["auto", "simplex", "ipm"])
 def test_lp_solvers_agree(lp_solver):
     pts = mesh_cells((6, 6), 0.55, 4)
-    assert exact(pts, 9, lp_solver=lp_solver).objective == brute(pts, 9, limit=10**6).objective
+    res = exact(pts, 9, lp_solver=lp_solver)
+    assert res.objective == brute(pts, 9, limit=10**6).objective
+    assert res.extra["lp_solver"] == ("simplex" if lp_solver == "auto" else lp_solver)  # n k <= 2048
+
+
+def test_auto_takes_the_interior_point_method_on_large_lps():
+    pts = half_free_mesh(16, 16, seed=2)  # 128 points, k = 20: n k > 2048
+    res = exact(pts, 20, time_limit=0.5)
+    assert res.extra["lp_solver"] == "ipm"
+    assert res.bound <= res.objective and res.status in ("optimal", "time_limit")
 
 
 def test_branching_reaches_the_optimum():
