@@ -166,7 +166,8 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
     limit : int, optional
         Without a time limit, refuse instances with more than this many
         combinations of boundary vectors (one per axis; default 1e7), which
-        would not finish.
+        would not finish; with one, refuse those with more boundary vectors
+        on one axis, which could not even be listed.
 
     Returns
     -------
@@ -213,7 +214,13 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         raise ValueError(f"`m` must be between 1 and k ({k}), got {m}")
     time_limit = validate_positive(time_limit, "time_limit")
     sizes = _sizes(k, m)
-    combos = _count_cuts(n, sizes) ** d
+    per_axis = _count_cuts(n, sizes)
+    if per_axis > limit:  # the sorted lists of boundary vectors alone would not fit, time limit or not
+        raise ValueError(
+            f"the PTAS would list {per_axis:.3g} boundary vectors per axis (n = {n}, m = {m}), more than the "
+            f"limit of {limit:.3g}; pass a smaller m or use method 'exact'"
+        )
+    combos = per_axis**d
     if time_limit is None and combos > limit:
         raise ValueError(
             f"the PTAS would enumerate {combos:.3g} combinations of slice boundaries (n = {n}, m = {m}, "
@@ -221,6 +228,14 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         )
     before = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     grad = before - (k - before - sizes)  # points before the slice minus points after it
+
+    inc = mm_inc(pts, k)
+    best_w, best = inc.objective, inc.indices
+    evaluated = 0
+    timed_out = False
+
+    def out_of_time():
+        return time_limit is not None and time.perf_counter() - start > time_limit
 
     ranks, boundaries = [], []
     for a in range(d):
@@ -230,15 +245,15 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         rank[order] = np.arange(n)
         ranks.append(rank)
         coord = pts[order, a]
-        boundaries.append(sorted(((_gap_bound(coord, c, sizes), c) for c in _cuts(n, sizes)),
-                                 key=lambda t: t[0]))
+        listed = []
+        for i, c in enumerate(_cuts(n, sizes)):
+            if i % 4096 == 4095 and out_of_time():
+                timed_out = True
+                break
+            listed.append((_gap_bound(coord, c, sizes), c))
+        boundaries.append(sorted(listed, key=lambda t: t[0]))
     # the least inter-slice distance the axes after a can add
     rest = np.concatenate((np.cumsum([b[0][0] for b in boundaries][::-1])[::-1], [0.0]))[1:]
-
-    inc = mm_inc(pts, k)
-    best_w, best = inc.objective, inc.indices
-    evaluated = 0
-    timed_out = False
     shape = (m,) * d
     slice_of = np.zeros((d, n), dtype=np.int64)
     inside = np.ones((d + 1, n), dtype=bool)
@@ -258,6 +273,8 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
             key = sum(grad[idx[a]] * pts[members, a] for a in range(d))
             ordered.append(members[np.lexsort((members, key))])
         for table in itertools.chain([first], tables):
+            if evaluated % 64 == 63 and out_of_time():
+                return
             evaluated += 1
             chosen = np.concatenate([ordered[c][:v] for c, v in enumerate(table.ravel())])
             w = float(weights_of_sets(pts, chosen[None])[0])
@@ -272,7 +289,7 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         for bound, cuts in boundaries[a]:
             if lb + bound + rest[a] >= best_w:  # the rest of the list is no better
                 break
-            if time_limit is not None and time.perf_counter() - start > time_limit:
+            if out_of_time():
                 timed_out = True
                 return
             slice_of[a] = np.searchsorted(np.asarray(cuts), ranks[a], side="right") - 1
@@ -283,7 +300,8 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
             if timed_out:
                 return
 
-    rec(0, 0.0)
+    if not timed_out:
+        rec(0, 0.0)
     if timed_out:
         status, g = "time_limit", None
     else:

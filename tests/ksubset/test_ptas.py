@@ -128,7 +128,14 @@ def test_factor_only_in_the_plane():
     assert ptas_guarantee(3, 3, d=3) == 1.0
 
 
+def test_refuses_what_could_not_be_listed_even_with_a_time_limit():
+    pts = np.array([(x, y) for x in range(20) for y in range(20)], dtype=float)
+    with pytest.raises(ValueError, match="would list .* boundary vectors per axis"):
+        ptas(pts, 8, m=4, time_limit=1.0)
+
+
 def test_refuses_what_would_not_finish():
-    pts = np.array([(x, y) for x in range(12) for y in range(12)], dtype=float)
-    with pytest.raises(ValueError, match="would enumerate .* combinations of slice boundaries"):
-        ptas(pts, 8, m=4)
+    # 32509 boundary vectors per axis: listed quickly, but 1.06e9 pairs
+    pts = np.array([(x, y) for x in range(8) for y in range(8)], dtype=float)
+    with pytest.raises(ValueError, match="would enumerate 1.06e[+]09 combinations of slice boundaries"):
+        ptas(pts, 8, m=2)
