@@ -251,9 +251,9 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
                 timed_out = True
                 break
             listed.append((_gap_bound(coord, c, sizes), c))
+        if timed_out:
+            break
         boundaries.append(sorted(listed, key=lambda t: t[0]))
-    # the least inter-slice distance the axes after a can add
-    rest = np.concatenate((np.cumsum([b[0][0] for b in boundaries][::-1])[::-1], [0.0]))[1:]
     shape = (m,) * d
     slice_of = np.zeros((d, n), dtype=np.int64)
     inside = np.ones((d + 1, n), dtype=bool)
@@ -301,6 +301,8 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
                 return
 
     if not timed_out:
+        # the least inter-slice distance the axes after a can add
+        rest = np.concatenate((np.cumsum([b[0][0] for b in boundaries][::-1])[::-1], [0.0]))[1:]
         rec(0, 0.0)
     if timed_out:
         status, g = "time_limit", None

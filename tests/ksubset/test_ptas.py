@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optalloc.ksubset import ptas, solve
+from optalloc.ksubset import mm_inc, ptas, solve
 from optalloc.ksubset._ptas import _tables, ptas_guarantee
 
 from ksubset_truth import at_most, close, optimum
@@ -132,6 +132,14 @@ def test_refuses_what_could_not_be_listed_even_with_a_time_limit():
     pts = np.array([(x, y) for x in range(20) for y in range(20)], dtype=float)
     with pytest.raises(ValueError, match="would list .* boundary vectors per axis"):
         ptas(pts, 8, m=4, time_limit=1.0)
+
+
+def test_time_limit_while_listing_boundaries_returns_the_starting_set():
+    # 2.9 million boundary vectors per axis: listing them takes about a minute
+    pts = np.array([(x, y, z) for x in range(5) for y in range(5) for z in range(4)], dtype=float)
+    res = ptas(pts, 12, m=3, time_limit=0.2)
+    assert res.status == "time_limit" and res.guarantee is None
+    assert res.extra["structures"] == 0 and res.objective == mm_inc(pts, 12).objective
 
 
 def test_refuses_what_would_not_finish():
