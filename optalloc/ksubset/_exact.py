@@ -424,8 +424,9 @@ def exact(
     return res
 
 
-def _lagrangian_bound(lp: _PairLP, dist: np.ndarray, k: int) -> float:
-    """A lower bound from the LP's row multipliers, exact for any multipliers.
+def _lagrangian_bound(lp: _PairLP, dist: np.ndarray, k: int) -> tuple[float, np.ndarray]:
+    """A lower bound from the LP's row multipliers, exact for any multipliers,
+    and the Lagrangian reduced costs of the x columns.
 
     Every column of the pairwise LP has bounds [0, 1], so for row
     multipliers lam (free on equality rows, <= 0 on <= rows)
@@ -434,10 +435,16 @@ def _lagrangian_bound(lp: _PairLP, dist: np.ndarray, k: int) -> float:
     solver's multipliers are.  Points fixed at 0 by reduced cost count with
     upper bound 0, so the value bounds the sets the fixings kept, those
     that could beat the incumbent; the caller combines it with the cutoff.
+
+    Forcing x_i = 1 changes only the term of column i, from min(0, d_i) to
+    d_i (d_i = -(A^T lam)_i, its reduced cost), so ``L(lam) + max(0, d_i)``
+    bounds every set containing point i, as exactly as L(lam) itself: the
+    caller fixes points by this test rather than by the solver's reduced
+    costs, which carry its tolerances.
     """
     lam = lp.row_duals
     if lam is None or len(lam) != lp.rows:
-        return -np.inf
+        return -np.inf, np.zeros(lp.n)
     keys = lp.keys
     kind = keys[:, 0]
     lam = np.where(kind == lp.BASE, lam, np.minimum(lam, 0.0))
@@ -464,7 +471,7 @@ def _lagrangian_bound(lp: _PairLP, dist: np.ndarray, k: int) -> float:
     bound = k * pi0 + lam[kind == lp.LOW].sum()
     bound += np.minimum(0.0, -atx)[~lp.fixed0].sum()
     bound += np.minimum(0.0, (dist - aty)[lp.iu, lp.ju]).sum()
-    return float(bound)
+    return float(bound), -atx
 
 
 def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_rounds, cuts_per_round, verbose):
@@ -517,7 +524,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         tl = time_left()
         if tl is not None and tl <= 0:
             break
-        ok, obj, v, rc, status_msg = lp.solve(tl)
+        ok, obj, v, _, status_msg = lp.solve(tl)
         if not ok:
             break
         extra["rounds"] = rnd + 1
@@ -526,10 +533,10 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         # kept; those fixed away cost more than the cutoff.
         x, y = v[:n], v[n:]
         cutoff = (ub - 1 + 1e-6) if integral else ub
-        value = _lagrangian_bound(lp, dist, k)
+        value, dx = _lagrangian_bound(lp, dist, k)
         lb = ub if value > cutoff else max(lb, value)
         # reduced-cost fixing: a point whose inclusion costs more than the gap is out
-        fix = (~lp.fixed0) & (x < _EPS) & (obj + rc[:n] > cutoff)
+        fix = (~lp.fixed0) & (value + np.maximum(0.0, dx) > cutoff) & (value <= cutoff)
         if fix.any():
             lp.fixed0 |= fix
             lp.fix_zero(np.flatnonzero(fix))

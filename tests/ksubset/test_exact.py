@@ -114,6 +114,34 @@ def test_lp_time_limit_counts_from_each_solve():
     assert limit - spent >= 4.0
 
 
+@pytest.mark.parametrize("lp_solver, rounds", [("simplex", 0), ("simplex", 2), ("ipm", 0), ("ipm", 2)])
+def test_lagrangian_fixing_bound_holds_for_every_point(lp_solver, rounds):
+    # L(lam) + max(0, d_i) must bound W of every k-set containing point i,
+    # whatever the multipliers (the IPM's are inexact): checked against
+    # enumeration, after 0 and 2 rounds of cuts
+    from optalloc.ksubset._exact import _PairLP, _lagrangian_bound
+
+    pts = mesh_cells((5, 5), 0.5, 3)
+    k = 5
+    dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+    lp = _PairLP(dist, k, lp_solver)
+    for _ in range(rounds + 1):
+        ok, _, v, _, _ = lp.solve(None)
+        assert ok
+        lp.separate(v[: len(pts)], v[len(pts):], 50, 10)
+    ok, *_ = lp.solve(None)
+    value, dx = _lagrangian_bound(lp, dist, k)
+    best_with = np.full(len(pts), np.inf)
+    for c in itertools.combinations(range(len(pts)), k):
+        w = dist[np.ix_(c, c)].sum() / 2
+        best_with[list(c)] = np.minimum(best_with[list(c)], w)
+    assert value <= best_with.min() + 1e-6
+    assert (value + np.maximum(0.0, dx) <= best_with + 1e-6).all()
+    assert value > 0
+    if lp_solver == "ipm":  # interior multipliers price some points above the bound (the simplex's are degenerate here)
+        assert (dx > 1e-6).any()
+
+
 def test_rel_gap_stops_early_with_a_proven_gap():
     pts = mesh_cells((6, 6), 0.55, 1)
     res = exact(pts, 8, rel_gap=0.5)
