@@ -10,19 +10,9 @@ from hypothesis import strategies as st
 from optalloc.qap import _jit, objective, tabu
 from optalloc.qap._search import delta_matrix, delta_rows, permuted
 
+from qap_cases import random_instance
+
 needs_numba = pytest.mark.skipif(not _jit.AVAILABLE, reason="numba is not installed (pip install 'optalloc[fast]')")
-
-
-def _instance(n, seed, *, symmetric, diagonal, integral=True):
-    rng = np.random.default_rng(seed)
-    A = rng.integers(0, 10, (n, n)).astype(float) if integral else rng.random((n, n)) * 10
-    B = rng.integers(0, 10, (n, n)).astype(float) if integral else rng.random((n, n)) * 10
-    if symmetric:
-        A, B = A + A.T, B + B.T
-    if not diagonal:
-        np.fill_diagonal(A, 0)
-        np.fill_diagonal(B, 0)
-    return A, B
 
 
 def _run(A, B, **kw):
@@ -37,7 +27,7 @@ def _run(A, B, **kw):
 def test_compiled_engine_makes_the_same_moves(n, seed, kind, chains, restart):
     # on integer data every engine computes the same swap values exactly, so
     # with the same draws they choose the same moves
-    A, B = _instance(n, seed, symmetric=kind == "sym", diagonal=kind != "sym")
+    A, B = random_instance(n, seed, symmetric=kind == "sym", diagonal=kind != "sym")
     kw = {"iterations": 150, "rng": seed, "chains": chains, "restart": restart}
     jit = _run(A, B, engine="jit", **kw)
     assert jit == _run(A, B, engine="numpy", **kw)
@@ -46,7 +36,7 @@ def test_compiled_engine_makes_the_same_moves(n, seed, kind, chains, restart):
 
 @needs_numba
 def test_compiled_engine_matches_one_chain_on_a_qaplib_size():
-    A, B = _instance(20, 7, symmetric=True, diagonal=False)
+    A, B = random_instance(20, 7, symmetric=True, diagonal=False)
     kw = {"iterations": 3000, "rng": 4, "restart": 10.0}
     assert _run(A, B, engine="jit", **kw) == _run(A, B, engine="numpy", **kw)
 
@@ -54,7 +44,7 @@ def test_compiled_engine_matches_one_chain_on_a_qaplib_size():
 @needs_numba
 @pytest.mark.parametrize("kind", ["sym", "asym", "diag"])
 def test_row_formula_against_the_array_formula(kind):
-    A, B = _instance(11, 3, symmetric=kind == "sym", diagonal=kind != "sym", integral=False)
+    A, B = random_instance(11, 3, symmetric=kind == "sym", diagonal=kind != "sym", integral=False)
     p = np.random.default_rng(1).permutation(11)
     Q = permuted(B, p)
     out = np.empty(11)
@@ -69,7 +59,7 @@ def test_kernel_state_stays_consistent(kind):
     # after many compiled moves on real-valued data the kept swap values,
     # permuted costs and objectives equal a fresh computation
     sym = kind == "sym"
-    A, B = _instance(10, 5, symmetric=sym, diagonal=not sym, integral=False)
+    A, B = random_instance(10, 5, symmetric=sym, diagonal=not sym, integral=False)
     m, n = 2, 10
     rng = np.random.default_rng(0)
     P = np.array([rng.permutation(n) for _ in range(m)], dtype=np.int64)
@@ -96,14 +86,14 @@ def test_kernel_state_stays_consistent(kind):
 
 @needs_numba
 def test_compiled_engine_on_real_data_reports_its_objective():
-    A, B = _instance(12, 9, symmetric=False, diagonal=True, integral=False)
+    A, B = random_instance(12, 9, symmetric=False, diagonal=True, integral=False)
     res = tabu(A, B, iterations=2000, rng=0, chains=2, engine="jit")
     assert res.extra["engine"] == "jit"
     assert res.objective == pytest.approx(objective(A, B, res.permutation), rel=1e-12)
 
 
 def test_engine_choice_and_errors(monkeypatch):
-    A, B = _instance(6, 1, symmetric=True, diagonal=False)
+    A, B = random_instance(6, 1, symmetric=True, diagonal=False)
     assert tabu(A, B, iterations=10, rng=0).extra["engine"] == ("jit" if _jit.AVAILABLE else "numpy")
     assert tabu(A, B, iterations=10, rng=0, engine="numpy").extra["engine"] == "numpy"
     with pytest.raises(ValueError, match="unknown engine 'gpu'"):
@@ -118,7 +108,7 @@ def test_engine_choice_and_errors(monkeypatch):
 @pytest.mark.parametrize("restart", [None, 2.0])
 def test_threads_give_the_same_chains(restart):
     # the chains are independent, so sharing them out among threads changes nothing
-    A, B = _instance(12, 13, symmetric=False, diagonal=True)
+    A, B = random_instance(12, 13, symmetric=False, diagonal=True)
     kw = {"iterations": 1500, "rng": 6, "chains": 3, "restart": restart}
     one = _run(A, B, workers=1, **kw)
     assert _run(A, B, workers=2, **kw) == one == _run(A, B, workers=3, **kw)
@@ -127,7 +117,7 @@ def test_threads_give_the_same_chains(restart):
 
 @needs_numba
 def test_threads_stop_at_the_target():
-    A, B = _instance(9, 2, symmetric=True, diagonal=False)
+    A, B = random_instance(9, 2, symmetric=True, diagonal=False)
     best = tabu(A, B, iterations=3000, rng=0).objective
     res = tabu(A, B, rng=1, chains=2, workers=2, target=best, time_limit=30)
     assert res.objective <= best
@@ -135,7 +125,7 @@ def test_threads_stop_at_the_target():
 
 
 def test_workers_need_the_compiled_engine():
-    A, B = _instance(6, 1, symmetric=True, diagonal=False)
+    A, B = random_instance(6, 1, symmetric=True, diagonal=False)
     with pytest.raises(ValueError, match="`workers` > 1 needs the compiled engine"):
         tabu(A, B, engine="numpy", workers=2)
     with pytest.raises(ValueError, match="workers"):

@@ -27,19 +27,9 @@ from optalloc.qap import (
 from optalloc.qap._grasp import construct
 from optalloc.qap._search import SwapState, delta_matrix, delta_rows, descent, permuted
 
+from qap_cases import random_instance
+
 QAPLIB = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "qaplib"
-
-
-def _instance(n, seed, *, symmetric=False, diagonal=True):
-    rng = np.random.default_rng(seed)
-    A = rng.integers(0, 10, (n, n)).astype(float)
-    B = rng.integers(0, 10, (n, n)).astype(float)
-    if symmetric:
-        A, B = A + A.T, B + B.T
-    if not diagonal:
-        np.fill_diagonal(A, 0)
-        np.fill_diagonal(B, 0)
-    return A, B
 
 
 def _enumerate(A, B):
@@ -65,7 +55,7 @@ def _swap_values(A, B, p):
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(2, 8), seed=st.integers(0, 10**6), symmetric=st.booleans(), diagonal=st.booleans())
 def test_delta_matrix_and_rows_match_direct_evaluation(n, seed, symmetric, diagonal):
-    A, B = _instance(n, seed, symmetric=symmetric, diagonal=diagonal)
+    A, B = random_instance(n, seed, symmetric=symmetric, diagonal=diagonal)
     p = np.random.default_rng(seed).permutation(n)
     truth = _swap_values(A, B, p)
     Bp = permuted(B, p)
@@ -76,7 +66,7 @@ def test_delta_matrix_and_rows_match_direct_evaluation(n, seed, symmetric, diago
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(3, 9), seed=st.integers(0, 10**6), symmetric=st.booleans(), diagonal=st.booleans())
 def test_swap_state_update_stays_exact(n, seed, symmetric, diagonal):
-    A, B = _instance(n, seed, symmetric=symmetric, diagonal=diagonal)
+    A, B = random_instance(n, seed, symmetric=symmetric, diagonal=diagonal)
     rng = np.random.default_rng(seed)
     state = SwapState(A, B, rng.permutation(n))
     assert state.direct == (symmetric and not diagonal)
@@ -88,7 +78,7 @@ def test_swap_state_update_stays_exact(n, seed, symmetric, diagonal):
 
 
 def test_taillard_update_also_used_on_large_symmetric_instances():
-    A, B = _instance(SwapState.DIRECT_MAX + 1, 3, symmetric=True, diagonal=False)
+    A, B = random_instance(SwapState.DIRECT_MAX + 1, 3, symmetric=True, diagonal=False)
     state = SwapState(A, B, np.arange(len(A)))
     assert not state.direct
     state.swap(0, 5)
@@ -97,7 +87,7 @@ def test_taillard_update_also_used_on_large_symmetric_instances():
 
 
 def test_descent_ends_in_a_local_optimum():
-    A, B = _instance(9, 4)
+    A, B = random_instance(9, 4)
     p, value, moves = descent(A, B, np.arange(9))
     assert value == pytest.approx(objective(A, B, p))
     assert _swap_values(A, B, p).min() >= -1e-9
@@ -110,7 +100,7 @@ def test_descent_ends_in_a_local_optimum():
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("n", [1, 2, 4, 6])
 def test_exact_methods_equal_enumeration(n, seed):
-    A, B = _instance(n, seed)
+    A, B = random_instance(n, seed)
     best = _enumerate(A, B)
     for res in (brute(A, B), exact(A, B)):
         assert res.objective == best
@@ -120,7 +110,7 @@ def test_exact_methods_equal_enumeration(n, seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_adams_johnson_model_solves_to_the_enumerated_optimum(seed):
-    A, B = _instance(5, seed, symmetric=seed == 0)
+    A, B = random_instance(5, seed, symmetric=seed == 0)
     res = exact(A, B, formulation="adams-johnson", rng=0)
     assert res.status == "optimal"
     assert res.objective == _enumerate(A, B)
@@ -128,7 +118,7 @@ def test_adams_johnson_model_solves_to_the_enumerated_optimum(seed):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_gilmore_lawler_is_a_lower_bound(seed):
-    A, B = _instance(6, seed, symmetric=seed % 2 == 0)
+    A, B = random_instance(6, seed, symmetric=seed % 2 == 0)
     assert gilmore_lawler(A, B) <= _enumerate(A, B) + 1e-9
 
 
@@ -143,7 +133,7 @@ class QAPSolverChecks:
 
     @pytest.mark.parametrize("seed", range(5))
     def test_small_instances_reach_the_optimum(self, seed):
-        A, B = _instance(6, seed, symmetric=seed % 2 == 1, diagonal=seed % 3 == 0)
+        A, B = random_instance(6, seed, symmetric=seed % 2 == 1, diagonal=seed % 3 == 0)
         res = self.run(A, B, seed)
         assert sorted(res.permutation) == list(range(6))
         assert res.objective == objective(A, B, res.permutation)
@@ -151,13 +141,13 @@ class QAPSolverChecks:
         assert res.bound is not None and res.bound <= res.objective
 
     def test_same_seed_same_result(self):
-        A, B = _instance(12, 7, symmetric=True, diagonal=False)
+        A, B = random_instance(12, 7, symmetric=True, diagonal=False)
         a, b = self.run(A, B, 42), self.run(A, B, 42)
         assert np.array_equal(a.permutation, b.permutation)
         assert a.objective == b.objective
 
     def test_result_fields(self):
-        A, B = _instance(7, 1)
+        A, B = random_instance(7, 1)
         res = self.run(A, B, 0)
         assert res.method == self.method
         assert res.status in ("optimal", "feasible")
@@ -179,7 +169,7 @@ class TestFaq(QAPSolverChecks):
 
 
 def test_tabu_and_grasp_directly():
-    A, B = _instance(8, 11, symmetric=True, diagonal=False)
+    A, B = random_instance(8, 11, symmetric=True, diagonal=False)
     best = _enumerate(A, B)
     assert tabu(A, B, iterations=500, rng=1).objective == best
     assert grasp(A, B, iterations=30, rng=1).objective == best
@@ -187,7 +177,7 @@ def test_tabu_and_grasp_directly():
 
 
 def test_construction_is_a_permutation_and_alpha_one_is_random():
-    A, B = _instance(10, 2)
+    A, B = random_instance(10, 2)
     rng = np.random.default_rng(0)
     for alpha in (0.05, 0.2, 1.0):
         p = construct(A, B, rng, alpha=alpha)
@@ -195,7 +185,7 @@ def test_construction_is_a_permutation_and_alpha_one_is_random():
 
 
 def test_greedy_construction_beats_random_on_average():
-    A, B = _instance(20, 5, symmetric=True, diagonal=False)
+    A, B = random_instance(20, 5, symmetric=True, diagonal=False)
     rng = np.random.default_rng(0)
     greedy = np.mean([objective(A, B, construct(A, B, rng, alpha=0.1)) for _ in range(20)])
     random = np.mean([objective(A, B, rng.permutation(20)) for _ in range(20)])
@@ -203,7 +193,7 @@ def test_greedy_construction_beats_random_on_average():
 
 
 def test_tabu_stops_at_target_and_time_limit():
-    A, B = _instance(15, 3, symmetric=True, diagonal=False)
+    A, B = random_instance(15, 3, symmetric=True, diagonal=False)
     res = tabu(A, B, rng=0, target=np.inf)
     assert res.extra["iterations"] == 1
     res = tabu(A, B, rng=0, time_limit=0.2)
@@ -211,7 +201,7 @@ def test_tabu_stops_at_target_and_time_limit():
 
 
 def test_grasp_progress_and_start():
-    A, B = _instance(9, 4)
+    A, B = random_instance(9, 4)
     seen = []
     start = np.arange(9)[::-1]
     res = grasp(A, B, iterations=3, rng=0, start=start, progress=lambda it, best: seen.append((it, best)))
@@ -242,7 +232,7 @@ def test_map_tasks_on_a_partition_and_with_spare_nodes():
 
 
 def test_map_tasks_with_user_cost():
-    A, B = _instance(5, 9)
+    A, B = random_instance(5, 9)
     res = map_tasks(A, cost=B, rng=0)
     assert res.objective == _enumerate(A, B)
     assert res.extra["criterion"] == "user"
@@ -296,7 +286,7 @@ def test_qaplib_small_instances_reach_their_optimum(name):
 
 @pytest.mark.parametrize("symmetric", [True, False])
 def test_tabu_chains_reach_the_optimum_and_repeat(symmetric):
-    A, B = _instance(7, 21, symmetric=symmetric, diagonal=not symmetric)
+    A, B = random_instance(7, 21, symmetric=symmetric, diagonal=not symmetric)
     best = _enumerate(A, B)
     a = tabu(A, B, chains=4, iterations=300, rng=3)
     b = tabu(A, B, chains=4, iterations=300, rng=3)
@@ -306,7 +296,7 @@ def test_tabu_chains_reach_the_optimum_and_repeat(symmetric):
 
 
 def test_tabu_chains_restart_and_validate():
-    A, B = _instance(9, 5, symmetric=True, diagonal=False)
+    A, B = random_instance(9, 5, symmetric=True, diagonal=False)
     res = tabu(A, B, chains=3, iterations=200, restart=1, rng=0)
     assert res.extra["restarts"] > 0
     assert res.objective == objective(A, B, res.permutation)
