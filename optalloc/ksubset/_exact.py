@@ -234,10 +234,9 @@ class _PairLP:
         ok = status == self.highspy.HighsModelStatus.kOptimal
         sol = h.getSolution()
         v = np.array(sol.col_value)
-        rc = np.array(sol.col_dual)
         self.row_values = np.array(sol.row_value)
         self.row_duals = np.array(sol.row_dual) if sol.dual_valid else None
-        return ok, h.getInfo().objective_function_value, v, rc, h.modelStatusToString(status)
+        return ok, h.getInfo().objective_function_value, v, h.modelStatusToString(status)
 
     def fix_zero(self, cols: np.ndarray) -> None:
         if len(cols):
@@ -524,7 +523,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         tl = time_left()
         if tl is not None and tl <= 0:
             break
-        ok, obj, v, _, status_msg = lp.solve(tl)
+        ok, obj, v, status_msg = lp.solve(tl)
         if not ok:
             break
         extra["rounds"] = rnd + 1

@@ -255,6 +255,7 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
             break
         boundaries.append(sorted(listed, key=lambda t: t[0]))
     shape = (m,) * d
+    cells, _ = _layout(m, d)
     slice_of = np.zeros((d, n), dtype=np.int64)
     inside = np.ones((d + 1, n), dtype=bool)
 
@@ -268,7 +269,7 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         if first is None:  # the cells cannot hold the slice sizes
             return
         ordered = []  # candidates of each cell in the order of its direction, ties by index
-        for c, idx in enumerate(np.ndindex(*shape)):
+        for c, idx in enumerate(cells):  # the C order of _tables
             members = np.flatnonzero(cell == c)
             key = sum(grad[idx[a]] * pts[members, a] for a in range(d))
             ordered.append(members[np.lexsort((members, key))])

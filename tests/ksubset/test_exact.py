@@ -126,7 +126,7 @@ def test_lagrangian_fixing_bound_holds_for_every_point(lp_solver, rounds):
     dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
     lp = _PairLP(dist, k, lp_solver)
     for _ in range(rounds + 1):
-        ok, _, v, _, _ = lp.solve(None)
+        ok, _, v, _ = lp.solve(None)
         assert ok
         lp.separate(v[: len(pts)], v[len(pts):], 50, 10)
     ok, *_ = lp.solve(None)
