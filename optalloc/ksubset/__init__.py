@@ -29,7 +29,8 @@ name          algorithm                                     guarantee
 bounds; ``gap`` certifies how far a given allocation is from optimal.
 """
 
-from ._bounds import axis_bound, lower_bound, neighbour_bound, town_bound
+from ._box import box_optimum
+from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
 from ._common import weight
 from ._exact import ExactSession, exact
 from ._gap import GapReport, gap
@@ -59,6 +60,8 @@ __all__ = [
     "neighbour_bound",
     "axis_bound",
     "town_bound",
+    "box_bound",
+    "box_optimum",
     "gap",
     "GapReport",
 ]

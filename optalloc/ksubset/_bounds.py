@@ -19,12 +19,19 @@
     points of the plane (or space) from below, whatever the free set.  It
     is the bound that matters on empty or nearly empty meshes, where the
     LP relaxation has many symmetric optima.
+``box_bound``
+    The least W of k cells of the full rectangle spanned by the points
+    (2D lattice points), computed exactly by :func:`box_optimum`: every
+    k-subset of the points is a k-subset of that rectangle.  It is the
+    optimum on an empty machine, and dominates the town bound whenever the
+    rectangle is too narrow for the town.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ._box import box_optimum
 from ._common import distance_dtype, l1_to_all, validate_k, validate_points
 from ._line import _window_weights
 
@@ -103,6 +110,47 @@ def town_bound(points, k) -> float:
     return float(table[k - 1])
 
 
+def _lattice_box(points: np.ndarray):
+    """(width, height) of the bounding box of distinct 2D lattice points, or None."""
+    if points.shape[1] != 2 or not np.all(points == np.round(points)):
+        return None
+    if len(np.unique(points, axis=0)) != len(points):
+        return None
+    span = points.max(axis=0) - points.min(axis=0) + 1
+    return int(span[0]), int(span[1])
+
+
+def box_start(points: np.ndarray, k: int):
+    """``(W, cells)`` of :func:`box_optimum` for the bounding box of the
+    points, cells translated to the box's corner; None when it does not
+    apply (not 2D distinct lattice points, or too many partitions)."""
+    box = _lattice_box(points)
+    if box is None:
+        return None
+    found = box_optimum(*box, k)
+    if found is None:
+        return None
+    return found[0], found[1] + points.min(axis=0).astype(int)
+
+
+def box_bound(points, k) -> float:
+    """The optimum of k cells of the full rectangle spanned by the points,
+    for distinct 2D lattice points; 0 otherwise (or when the rectangle has
+    more than ``box.LIMIT`` partitions of k to score).
+
+    Examples
+    --------
+    >>> from optalloc.ksubset import box_bound, town_bound
+    >>> row_pair = [[x, y] for x in range(20) for y in range(2)]
+    >>> box_bound(row_pair, 12), town_bound(row_pair, 12)
+    (176.0, 152.0)
+    """
+    points = validate_points(points)
+    k = validate_k(k, len(points))
+    found = box_start(points, k)
+    return 0.0 if found is None else float(found[0])
+
+
 def heuristic_bound(points: np.ndarray, k: int) -> float:
     """The bound every heuristic reports before its own W / guarantee:
     the larger of the neighbour and town bounds (both O(n^2) or less)."""
@@ -113,7 +161,9 @@ def lower_bound(points, k) -> dict[str, float]:
     """All cheap bounds of this module, by name."""
     points = validate_points(points)
     k = validate_k(k, len(points))
-    return {"neighbour": neighbour_bound(points, k), "axis": axis_bound(points, k), "town": town_bound(points, k)}
+    return {"neighbour": neighbour_bound(points, k), "axis": axis_bound(points, k), "town": town_bound(points, k),
+            "box": box_bound(points, k)}
 
 
-__all__ = ["neighbour_sums", "neighbour_bound", "axis_bound", "town_bound", "lower_bound", "TOWN_2D", "TOWN_3D"]
+__all__ = ["neighbour_sums", "neighbour_bound", "axis_bound", "town_bound", "box_bound", "lower_bound", "TOWN_2D",
+           "TOWN_3D"]

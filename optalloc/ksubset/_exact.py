@@ -6,7 +6,9 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
 
 1. screening: k = n, k <= 2 (MM is exact), k = 3 (:func:`k3`), one
    dimension (:func:`line`), tiny instances (:func:`brute`); otherwise an
-   incumbent from MM+Inc and Gen-Alg and the cheap bounds;
+   incumbent from MM+Inc and Gen-Alg and the cheap bounds, among them the
+   optimum of the full bounding rectangle (:func:`box_optimum`), which
+   proves its own optimal set when that set fits among the points;
 2. the cut loop: solve the LP, fix variables by reduced cost against the
    incumbent, separate violated rows (y_ij <= x_i, y_ij >= x_i + x_j - 1,
    triangle inequalities y_ij + y_il - y_jl <= x_i), round the LP point
@@ -27,7 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import axis_bound
+from ._box import fit_in
+from ._bounds import axis_bound, box_start
 from ._common import (
     is_integral,
     make_result,
@@ -356,7 +359,7 @@ def exact(
         ``status="optimal"`` only when proven; ``bound`` is always a proven
         lower bound; ``extra`` reports rounds, rows, triangle rows, fixed
         points, seeded cuts and the phase that closed the gap ("screen",
-        "cache", "bounds", "cuts", "stalled" or "branch").
+        "cache", "box", "bounds", "cuts", "stalled" or "branch").
 
     Notes
     -----
@@ -497,6 +500,17 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
         return ub > 0 and (ub - lb) / ub <= rel_gap
 
     extra = {"rounds": 0, "rows": 0, "fixed": 0, "phase": "bounds", "seeded_cuts": 0, "lp_solver": lp_solver}
+    # the optimum of the bounding rectangle bounds every instance inside it;
+    # when one of its optimal sets fits among the points, that set is optimal
+    box = box_start(pts, k)
+    if box is not None:
+        lb = max(lb, box[0])
+        fit = fit_in(pts, box[1])
+        if fit is not None:
+            extra["phase"] = "box"
+            return make_result(pts, fit, method="exact", start=start, bound=box[0], status="optimal",
+                               message="an optimal set of the bounding rectangle fits among the points",
+                               extra=extra, exact=True)
     if closed(lb, ub):
         return make_result(pts, inc_idx, method="exact", start=start, bound=ub, status="optimal",
                            message="heuristic matches a cheap bound", extra=extra, exact=True)

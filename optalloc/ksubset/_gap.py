@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._result import Result
-from ._bounds import axis_bound, neighbour_bound, town_bound
+from ._bounds import axis_bound, box_bound, neighbour_bound, town_bound
 from ._common import is_integral, validate_points, weights_of_sets
 from ._exact import exact
 from ._line import line
@@ -149,6 +149,7 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
         bounds["neighbour"] = neighbour_bound(pts, k)
         bounds["axis"] = axis_bound(pts, k)
         bounds["town"] = town_bound(pts, k)
+        bounds["box"] = box_bound(pts, k)
         ref = exact(pts, k, time_limit=time_limit)
         bounds["exact"] = ref.bound
         lower = max(bounds.values())

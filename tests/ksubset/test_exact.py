@@ -42,7 +42,7 @@ def test_exact_equals_enumeration(name, pts, k):
     assert res.status == "optimal"
     assert close(res.objective, opt), (res.objective, opt)
     assert res.bound == res.objective and res.gap == 0.0 and res.guarantee == 1.0
-    assert res.extra["phase"] in ("bounds", "cuts", "stalled", "branch")
+    assert res.extra["phase"] in ("box", "bounds", "cuts", "stalled", "branch")
 
 
 @pytest.mark.parametrize("lp_solver", ["auto", "simplex", "ipm"])
@@ -218,10 +218,28 @@ def test_town_bound_needs_distinct_lattice_points():
     assert town_bound(np.zeros((60, 2)) + np.arange(60)[:, None], 50) == 0.0  # beyond the table
 
 
-def test_empty_mesh_closed_by_the_town_bound():
+def test_empty_mesh_closed_by_the_box_optimum():
     full = np.array(list(itertools.product(range(8), range(8))))
     res = exact(full, 12)  # a 3 x 4 block reaches town(12) = 152
-    assert res.status == "optimal" and res.objective == 152 and res.extra["phase"] == "bounds"
+    assert res.status == "optimal" and res.objective == 152 and res.extra["phase"] == "box"
+    # the 128-node machine of the NASA trace, empty, with a 64-node job: the
+    # height of 8 keeps the town out; the LP alone stalls far below
+    machine = np.array(list(itertools.product(range(16), range(8))))
+    res = exact(machine, 64)
+    assert res.status == "optimal" and res.objective == 10592 and res.extra["phase"] == "box"
+
+
+def test_box_optimum_proves_a_nearly_empty_machine():
+    machine = np.array(list(itertools.product(range(16), range(8))))
+    busy = (machine[:, 0] >= 13) & (machine[:, 1] < 4)  # a 3 x 4 job in a corner
+    res = exact(machine[~busy], 64, time_limit=60)
+    assert res.status == "optimal" and res.objective == 10592 and res.extra["phase"] == "box"
+    # a bound, not an answer, when no optimal set of the rectangle fits
+    rng = np.random.default_rng(0)
+    holes = machine[rng.random(len(machine)) < 0.85]
+    res = exact(holes, 24, time_limit=60)
+    assert res.status == "optimal" and res.extra["phase"] != "box"
+    assert res.objective >= exact(machine, 24).objective
 
 
 def test_session_with_repeated_points():

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from optalloc.ksubset import axis_bound, lower_bound, neighbour_bound, solve, town_bound
+from optalloc.ksubset import axis_bound, box_bound, lower_bound, neighbour_bound, solve, town_bound
 
 from ksubset_truth import as_rows, at_most, close, l1, optimum
 
@@ -140,14 +140,17 @@ def test_bound_chain(case):
     pts = as_rows(pts)
     opt = optimum(pts, k)
     star, nb, ax = median_star_bound(pts, k), neighbour_bound(pts, k), axis_bound(pts, k)
-    town = town_bound(pts, k)
+    town, box = town_bound(pts, k), box_bound(pts, k)
     assert at_most(star, nb), (star, nb)  # "dominates the median-star bound"
     assert at_most(nb, opt), (nb, opt)
     assert at_most(ax, opt), (ax, opt)
     assert at_most(town, opt), (town, opt)
+    assert at_most(box, opt), (box, opt)
+    if box:  # the rectangle holds every town of its size
+        assert at_most(town, box), (town, box)
     if pts.shape[1] == 1:
         assert close(ax, opt)  # one axis: the exact sliding window
-    assert lower_bound(pts, k) == {"neighbour": nb, "axis": ax, "town": town}
+    assert lower_bound(pts, k) == {"neighbour": nb, "axis": ax, "town": town, "box": box}
 
 
 @pytest.mark.parametrize("method", ["mm", "gen-alg", "mm-inc"])

@@ -1,0 +1,245 @@
+"""The k-subset optimum of a full rectangle of the integer lattice.
+
+For k points of an ``a x b`` box (every cell free), W is the sum of its two
+axis parts, and each axis part depends only on how many points lie in each
+column (each row)::
+
+    W_x(S) = sum over cuts between adjacent columns of L (k - L),
+
+with L the number of points left of the cut.  Let lambda be the multiset of
+column counts (a partition of k into at most ``a`` parts of at most ``b``)
+and lambda' its conjugate, the multiset of row counts of the staircase with
+those columns.  Then
+
+* W_x(S) >= arr(lambda), the least value of the cut sum over orderings of
+  the column counts (empty columns between others only add cuts);
+* W_y(S) >= arr(lambda'): the row counts r of any 0/1 matrix with column
+  sums lambda are majorised by lambda' (Gale-Ryser), i.e. r lies in the
+  permutohedron of lambda'; ``r -> sum_{t<u} r_t r_u (u - t)`` is concave
+  on the hyperplane sum r = k (the distance of the line is of negative
+  type), so its least value on that polytope is at a vertex, an ordering
+  of lambda';
+* both are attained at once: put the columns in an optimal order of
+  lambda, the rows in an optimal order of lambda', and fill column i with
+  the lambda_i longest rows (the row sums are then lambda', as required).
+
+Hence ``OPT(box, k) = min over lambda of arr(lambda) + arr(lambda')``.  An
+exchange of two adjacent parts changes one cut only, so some optimal order
+is unimodal (ascending, then descending); ``arr`` is a dynamic programme
+over the parts in ascending order, each put at the left or the right end
+of what remains, with the left sum as state.  The partitions are
+enumerated and scored in batches (numpy); the count of partitions is the
+Gaussian binomial coefficient, and boxes with more than ``limit`` of them
+are refused (returning None).
+
+Any k lattice points inside an ``a x b`` box, whatever the free set, cost
+at least this optimum, so it is a lower bound for every instance whose
+bounding box is that rectangle: exact on an empty machine, and often still
+the optimum when the machine is nearly empty (an optimal shape fits among
+the free nodes).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+#: refuse boxes with more partitions than this (counted before enumerating)
+LIMIT = 50_000
+_CHUNK = 8192
+
+
+def partition_count(k: int, max_part: int, max_parts: int) -> int:
+    """Partitions of k into at most ``max_parts`` parts, each at most ``max_part``."""
+    # ways[c][s]: multisets of c parts (<= current size) summing to s
+    ways = np.zeros((max_parts + 1, k + 1), dtype=object)
+    ways[0, 0] = 1
+    for size in range(1, min(max_part, k) + 1):
+        for c in range(1, max_parts + 1):
+            ways[c, size:] += ways[c - 1, : k + 1 - size]
+    return int(ways[:, k].sum())
+
+
+def _partition_counts(k: int, max_part: int, max_parts: int) -> np.ndarray:
+    """Every partition as its vector of multiplicities (column v - 1: parts equal to v)."""
+    # grow from the largest part size down, keeping only completable prefixes
+    counts = np.zeros((1, max_part), dtype=np.int64)
+    rem = np.array([k])
+    left = np.array([max_parts])
+    for v in range(max_part, 0, -1):
+        reps = np.minimum(rem // v, left) + 1
+        row = np.repeat(np.arange(len(rem)), reps)
+        j = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
+        rem2, left2 = rem[row] - j * v, left[row] - j
+        ok = rem2 <= (v - 1) * left2  # the smaller sizes can still make up the rest
+        counts = counts[row[ok]]
+        counts[:, v - 1] = j[ok]
+        rem, left = rem2[ok], left2[ok]
+    return counts
+
+
+def _ascending_parts(counts: np.ndarray, width: int) -> np.ndarray:
+    """Parts in ascending order, padded with zeros in front to ``width`` columns."""
+    cum = np.cumsum(counts, axis=1)
+    slot = np.arange(width)[None, :] - (width - cum[:, -1])[:, None]
+    # the part at a slot: the least v with more than `slot` parts of size <= v
+    v = (cum[:, :, None] <= slot[:, None, :]).sum(axis=1) + 1
+    return np.where(slot >= 0, v, 0)
+
+
+def _conjugate_ascending(counts: np.ndarray) -> np.ndarray:
+    """Row counts of each staircase in ascending order: #{parts >= j} for j = max..1."""
+    return np.cumsum(counts[:, ::-1], axis=1)
+
+
+def _arrangement_costs(parts: np.ndarray, k: int) -> np.ndarray:
+    """Least cut sum over orderings of each row of ``parts`` (ascending, zeros allowed).
+
+    State: the sum already put at the left end (the right end holds the
+    rest).  A part w put at the left makes a cut whose prefix is the new
+    left sum; put at the right end, a cut whose suffix is the right sum
+    beyond it (zero, costing nothing, for the outermost part).  Rows are
+    kept sorted by the current part so that each part size is one slice."""
+    n_sets, n_steps = parts.shape
+    big = np.int64(1) << 50
+    s = np.arange(k + 1, dtype=np.int64)
+    phi = s * (k - s)
+    cost = np.full((n_sets, k + 1), big, dtype=np.int64)
+    cost[:, 0] = 0
+    total = np.zeros(n_sets, dtype=np.int64)
+    where = np.arange(n_sets)  # original row of each current row
+    for step in range(n_steps):
+        order = np.argsort(parts[where, step], kind="stable")
+        where, cost, total = where[order], cost[order], total[order]
+        w = parts[where, step]
+        edges = np.flatnonzero(np.diff(w)) + 1
+        for lo, hi in zip(np.concatenate(([0], edges)), np.concatenate((edges, [n_sets]))):
+            v = int(w[lo])
+            if v == 0:
+                continue
+            block, t = cost[lo:hi], total[lo:hi, None]
+            # right end: left sum unchanged, cut suffix = total - s (invalid states stay huge)
+            right = block + (t - s) * (k - t + s)
+            left = np.full_like(block, big)
+            left[:, v:] = block[:, : k + 1 - v] + phi[v:]
+            cost[lo:hi] = np.minimum(np.minimum(left, right), big)
+        total = total + w
+    out = np.empty(n_sets)
+    out[where] = cost.min(axis=1)
+    return out
+
+
+def arrangement(parts, k: int) -> list[int]:
+    """An ordering of ``parts`` (summing to k) with the least cut sum, unimodal."""
+    parts = sorted(int(p) for p in parts if p > 0)
+    # forward pass with choices, one part at a time
+    best = {0: (0.0, None)}
+    total = 0
+    history = []
+    for w in parts:
+        nxt: dict = {}
+        for left, (c, _) in best.items():
+            right = total - left
+            for new_left, add, side in ((left + w, (left + w) * (k - left - w), "L"), (left, right * (k - right), "R")):
+                val = c + add
+                if new_left not in nxt or val < nxt[new_left][0]:
+                    nxt[new_left] = (val, (left, side))
+        history.append(nxt)
+        best = nxt
+        total += w
+    state = min(best, key=lambda s: best[s][0])
+    sides = []
+    for nxt in reversed(history):
+        prev, side = nxt[state][1]
+        sides.append(side)
+        state = prev
+    sides.reverse()
+    left_parts = [w for w, sd in zip(parts, sides) if sd == "L"]
+    right_parts = [w for w, sd in zip(parts, sides) if sd == "R"]
+    return left_parts + right_parts[::-1]
+
+
+def _cut_sum(order, k: int) -> int:
+    prefix = np.cumsum(order)[:-1]
+    return int((prefix * (k - prefix)).sum())
+
+
+@lru_cache(maxsize=256)
+def _box_optimum(width: int, height: int, k: int, limit: int):
+    if partition_count(k, height, width) > limit:
+        return None
+    counts = _partition_counts(k, height, width)
+    value = np.empty(len(counts))
+    for lo in range(0, len(counts), _CHUNK):
+        c = counts[lo : lo + _CHUNK]
+        value[lo : lo + _CHUNK] = (_arrangement_costs(_ascending_parts(c, width), k)
+                                   + _arrangement_costs(_conjugate_ascending(c), k))
+    best = counts[int(np.argmin(value))]
+    parts = np.repeat(np.arange(1, height + 1), best)
+    cols = arrangement(parts, k)
+    rows = arrangement(_conjugate_ascending(best[None])[0], k)
+    # fill column i with its cols[i] longest rows
+    rank = np.empty(len(rows), dtype=np.int64)
+    rank[np.argsort(-np.asarray(rows), kind="stable")] = np.arange(len(rows))
+    shape = np.array([(i, j) for i, c in enumerate(cols) for j in range(len(rows)) if rank[j] < c])
+    return float(value.min()), shape
+
+
+def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT):
+    """Least W of k cells of a full ``width x height`` box, with an optimal set.
+
+    Returns ``(W, cells)`` (cells as an array of (x, y) offsets from the
+    corner of the box) or None when the box has more than ``limit``
+    partitions of k to score (see the module docstring).
+
+    Examples
+    --------
+    >>> from optalloc.ksubset import box_optimum
+    >>> w, cells = box_optimum(16, 8, 64)
+    >>> w, len(cells), int(cells[:, 1].max()) + 1
+    (10592.0, 64, 8)
+    """
+    width, height, k = int(width), int(height), int(k)
+    if width < 1 or height < 1:
+        raise ValueError(f"the box must have positive sides, got {width} x {height}")
+    if not 1 <= k <= width * height:
+        raise ValueError(f"k must be between 1 and {width * height} for a {width} x {height} box, got {k}")
+    return _box_optimum(width, height, k, int(limit))
+
+
+def _orientations(cells: np.ndarray, width: int, height: int):
+    """The cell set, mirrored and (when it fits) transposed, normalised to the origin."""
+    seen = set()
+    for cand in (cells, cells[:, ::-1]):
+        for fx in (1, -1):
+            for fy in (1, -1):
+                c = cand * np.array([fx, fy])
+                c = c - c.min(axis=0)
+                if c[:, 0].max() >= width or c[:, 1].max() >= height:
+                    continue
+                key = tuple(sorted(map(tuple, c.tolist())))
+                if key not in seen:
+                    seen.add(key)
+                    yield c
+
+
+def fit_in(points: np.ndarray, cells: np.ndarray):
+    """Indices of ``points`` (2D lattice, distinct) forming a translate of
+    ``cells`` or of a mirror image / transpose of it, or None."""
+    lo = points.min(axis=0)
+    width, height = (points.max(axis=0) - lo + 1).astype(int)
+    grid = np.full((width, height), -1, dtype=np.int64)
+    rel = (points - lo).astype(int)
+    grid[rel[:, 0], rel[:, 1]] = np.arange(len(points))
+    free = grid >= 0
+    for c in _orientations(cells, width, height):
+        w, h = c[:, 0].max() + 1, c[:, 1].max() + 1
+        for dx in range(width - w + 1):
+            for dy in range(height - h + 1):
+                if free[c[:, 0] + dx, c[:, 1] + dy].all():
+                    return np.sort(grid[c[:, 0] + dx, c[:, 1] + dy])
+    return None
+
+
+__all__ = ["box_optimum", "partition_count", "arrangement", "fit_in", "LIMIT"]

@@ -1,0 +1,134 @@
+"""The optimum of a full rectangle (box_optimum) and the box bound."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from optalloc.ksubset import box_bound, box_optimum, brute, exact, town_bound, weight
+from optalloc.ksubset._box import _partition_counts, arrangement, fit_in, partition_count
+
+
+def box(width, height):
+    return np.array(list(itertools.product(range(width), range(height))))
+
+
+def cut_sum(order, k):
+    prefix = np.cumsum(order)[:-1]
+    return int((prefix * (k - prefix)).sum())
+
+
+BOXES = [(1, 5), (5, 1), (2, 7), (3, 3), (4, 3), (3, 4), (4, 4), (5, 3), (5, 4), (6, 3)]
+
+
+@pytest.mark.parametrize("width, height", BOXES)
+def test_box_optimum_equals_enumeration(width, height):
+    pts = box(width, height)
+    for k in range(1, width * height + 1):
+        w, cells = box_optimum(width, height, k)
+        # the set realises the value and lies in the box
+        assert len({tuple(c) for c in cells.tolist()}) == k
+        assert cells.min() >= 0 and cells[:, 0].max() < width and cells[:, 1].max() < height
+        assert weight(cells) == w
+        if math.comb(width * height, k) <= 300_000:
+            assert w == brute(pts, k, limit=10**6).objective, (width, height, k)
+
+
+def test_box_optimum_is_symmetric_in_the_sides():
+    for width, height, k in [(7, 3, 10), (9, 2, 11), (6, 5, 17)]:
+        assert box_optimum(width, height, k)[0] == box_optimum(height, width, k)[0]
+
+
+def test_box_optimum_reaches_the_town_where_the_town_fits():
+    for k in range(1, 50):  # every town of the table fits in 9 x 9
+        assert box_optimum(9, 9, k)[0] == town_bound(box(9, 9), k)
+
+
+def test_tall_box_beats_the_town():
+    # the NASA Ames machine: 64 nodes of a 16 x 8 mesh
+    w, cells = box_optimum(16, 8, 64)
+    assert w == 10592 and weight(cells) == 10592
+    assert cells[:, 1].max() == 7  # uses all eight rows
+
+
+@pytest.mark.parametrize("k, height, width", [(7, 3, 4), (12, 4, 6), (20, 5, 8), (30, 8, 16), (1, 1, 1)])
+def test_partitions_are_enumerated_once_each(k, height, width):
+    counts = _partition_counts(k, height, width)
+    assert len(counts) == partition_count(k, height, width)
+    assert (counts @ np.arange(1, height + 1) == k).all() and (counts.sum(axis=1) <= width).all()
+    assert len({tuple(c) for c in counts.tolist()}) == len(counts)
+
+
+def test_partition_count_known_values():
+    # unrestricted partition numbers p(n), and a Gaussian binomial coefficient
+    assert [partition_count(n, n, n) for n in range(1, 11)] == [1, 2, 3, 5, 7, 11, 15, 22, 30, 42]
+    assert sum(partition_count(k, 3, 2) for k in range(0, 7)) == math.comb(5, 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 7), min_size=1, max_size=7))
+def test_arrangement_is_the_best_ordering(parts):
+    k = sum(parts)
+    order = arrangement(parts, k)
+    assert sorted(order) == sorted(parts)
+    best = min(cut_sum(p, k) for p in set(itertools.permutations(parts)))
+    assert cut_sum(order, k) == best
+    # unimodal: ascending to the peak, then descending
+    peak = int(np.argmax(order))
+    assert order[: peak + 1] == sorted(order[: peak + 1])
+    assert order[peak:] == sorted(order[peak:], reverse=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.integers(2, 4), st.data())
+def test_box_bound_holds_for_any_free_set(width, height, data):
+    cells = box(width, height)
+    keep = data.draw(st.lists(st.booleans(), min_size=len(cells), max_size=len(cells)))
+    pts = cells[np.array(keep, dtype=bool)]
+    if len(pts) < 2:
+        return
+    k = data.draw(st.integers(2, len(pts)))
+    opt = brute(pts, k, limit=10**6).objective
+    bound = box_bound(pts, k)
+    assert bound <= opt
+    span = pts.max(axis=0) - pts.min(axis=0) + 1
+    assert bound == box_optimum(*span, k)[0]  # the bounding rectangle, wherever it lies
+    if len(pts) == span.prod():  # a full rectangle: the optimum itself
+        assert bound == opt
+
+
+def test_box_bound_does_not_apply():
+    assert box_bound([[0, 0], [0, 0], [1, 0], [1, 1]], 3) == 0.0  # repeated points
+    assert box_bound([[0, 0.5], [1, 0], [1, 1], [2, 2]], 3) == 0.0  # not a lattice
+    assert box_bound([[0, 0, 0], [1, 0, 0], [0, 1, 1]], 2) == 0.0  # 3D
+    assert box_bound(box(16, 16), 100) == 0.0  # too many partitions to score
+    assert box_optimum(16, 16, 100) is None
+
+
+def test_box_optimum_errors():
+    with pytest.raises(ValueError, match="positive sides"):
+        box_optimum(0, 4, 1)
+    with pytest.raises(ValueError, match="k must be between 1 and 12"):
+        box_optimum(3, 4, 13)
+
+
+def test_fit_in_finds_mirrored_and_transposed_shapes():
+    shape = np.array([[0, 0], [1, 0], [2, 0], [2, 1]])  # an L
+    free = np.array([[5, 5], [5, 6], [5, 7], [6, 5], [9, 9]])  # the L turned a quarter
+    found = fit_in(free, shape)
+    assert found is not None and sorted(found.tolist()) == [0, 1, 2, 3]
+    assert fit_in(free[1:], shape) is None
+
+
+def test_exact_uses_the_box_bound_on_a_busy_corner():
+    machine = box(10, 6)
+    busy = (machine[:, 0] >= 7) & (machine[:, 1] >= 2)  # the optimum no longer fits
+    pts = machine[~busy]
+    res = exact(pts, 30, time_limit=60)
+    assert res.status == "optimal"
+    assert res.objective >= box_optimum(10, 6, 30)[0]
