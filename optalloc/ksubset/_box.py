@@ -160,11 +160,6 @@ def arrangement(parts, k: int) -> list[int]:
     return left_parts + right_parts[::-1]
 
 
-def _cut_sum(order, k: int) -> int:
-    prefix = np.cumsum(order)[:-1]
-    return int((prefix * (k - prefix)).sum())
-
-
 @lru_cache(maxsize=256)
 def _box_optimum(width: int, height: int, k: int, limit: int):
     if partition_count(k, height, width) > limit:
@@ -205,7 +200,8 @@ def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT):
         raise ValueError(f"the box must have positive sides, got {width} x {height}")
     if not 1 <= k <= width * height:
         raise ValueError(f"k must be between 1 and {width * height} for a {width} x {height} box, got {k}")
-    return _box_optimum(width, height, k, int(limit))
+    found = _box_optimum(width, height, k, int(limit))
+    return None if found is None else (found[0], found[1].copy())  # the cache keeps its own
 
 
 def _orientations(cells: np.ndarray, width: int, height: int):
