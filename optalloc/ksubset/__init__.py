@@ -29,8 +29,8 @@ name          algorithm                                     guarantee
 bounds; ``gap`` certifies how far a given allocation is from optimal.
 """
 
-from ._box import box_optimum
 from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
+from ._box import box_optimum
 from ._common import weight
 from ._exact import ExactSession, exact
 from ._gap import GapReport, gap

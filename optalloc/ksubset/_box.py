@@ -238,4 +238,4 @@ def fit_in(points: np.ndarray, cells: np.ndarray):
     return None
 
 
-__all__ = ["box_optimum", "partition_count", "arrangement", "fit_in", "LIMIT"]
+__all__ = ["LIMIT", "arrangement", "box_optimum", "fit_in", "partition_count"]

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._box import fit_in
 from ._bounds import axis_bound, box_start
+from ._box import fit_in
 from ._common import (
     is_integral,
     make_result,

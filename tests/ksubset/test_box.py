@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optalloc.ksubset import box_bound, box_optimum, brute, exact, town_bound, weight
-from optalloc.ksubset._box import _partition_counts, arrangement, fit_in, partition_count
+from optalloc.ksubset._box import (
+    _partition_counts,
+    arrangement,
+    fit_in,
+    partition_count,
+)
 
 
 def box(width, height):
@@ -67,7 +72,7 @@ def test_partitions_are_enumerated_once_each(k, height, width):
 def test_partition_count_known_values():
     # unrestricted partition numbers p(n), and a Gaussian binomial coefficient
     assert [partition_count(n, n, n) for n in range(1, 11)] == [1, 2, 3, 5, 7, 11, 15, 22, 30, 42]
-    assert sum(partition_count(k, 3, 2) for k in range(0, 7)) == math.comb(5, 2)
+    assert sum(partition_count(k, 3, 2) for k in range(7)) == math.comb(5, 2)
 
 
 @settings(max_examples=150, deadline=None)
