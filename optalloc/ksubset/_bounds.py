@@ -135,8 +135,8 @@ def box_start(points: np.ndarray, k: int):
 
 def box_bound(points, k) -> float:
     """The optimum of k cells of the full rectangle spanned by the points,
-    for distinct 2D lattice points; 0 otherwise (or when the rectangle has
-    more than ``box.LIMIT`` partitions of k to score).
+    for distinct 2D lattice points; 0 otherwise, and when the rectangle
+    has more than 50,000 partitions of k to score (see :func:`box_optimum`).
 
     Examples
     --------

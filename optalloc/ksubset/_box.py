@@ -200,7 +200,8 @@ def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT):
         raise ValueError(f"the box must have positive sides, got {width} x {height}")
     if not 1 <= k <= width * height:
         raise ValueError(f"k must be between 1 and {width * height} for a {width} x {height} box, got {k}")
-    found = _box_optimum(width, height, k, int(limit))
+    # k cells use at most k columns and k rows: a wider box changes nothing
+    found = _box_optimum(min(width, k), min(height, k), k, int(limit))
     return None if found is None else (found[0], found[1].copy())  # the cache keeps its own
 
 
@@ -222,19 +223,28 @@ def _orientations(cells: np.ndarray, width: int, height: int):
 
 def fit_in(points: np.ndarray, cells: np.ndarray):
     """Indices of ``points`` (2D lattice, distinct) forming a translate of
-    ``cells`` or of a mirror image / transpose of it, or None."""
-    lo = points.min(axis=0)
-    width, height = (points.max(axis=0) - lo + 1).astype(int)
-    grid = np.full((width, height), -1, dtype=np.int64)
-    rel = (points - lo).astype(int)
-    grid[rel[:, 0], rel[:, 1]] = np.arange(len(points))
-    free = grid >= 0
+    ``cells`` or of a mirror image / transpose of it, or None.
+
+    A translate that fits maps the first cell onto some point, so only n
+    translations per orientation are tried (cells are looked up by code in
+    the sorted codes of the points)."""
+    pts = np.asarray(points).astype(np.int64)
+    lo = pts.min(axis=0)
+    width, height = (pts.max(axis=0) - lo + 1).tolist()
+    rel = pts - lo
+    codes = rel[:, 0] * height + rel[:, 1]
+    order = np.argsort(codes)
+    sorted_codes = codes[order]
     for c in _orientations(cells, width, height):
+        first = c[np.lexsort((c[:, 1], c[:, 0]))[0]]
+        shift = rel - first  # one candidate translation per point
         w, h = c[:, 0].max() + 1, c[:, 1].max() + 1
-        for dx in range(width - w + 1):
-            for dy in range(height - h + 1):
-                if free[c[:, 0] + dx, c[:, 1] + dy].all():
-                    return np.sort(grid[c[:, 0] + dx, c[:, 1] + dy])
+        inside = (shift[:, 0] >= 0) & (shift[:, 1] >= 0) & (shift[:, 0] + w <= width) & (shift[:, 1] + h <= height)
+        for dx, dy in shift[inside]:
+            want = (c[:, 0] + dx) * height + (c[:, 1] + dy)
+            pos = np.searchsorted(sorted_codes, want)
+            if (pos < len(sorted_codes)).all() and (sorted_codes[np.minimum(pos, len(sorted_codes) - 1)] == want).all():
+                return np.sort(order[pos])
     return None
 
 

@@ -137,3 +137,13 @@ def test_exact_uses_the_box_bound_on_a_busy_corner():
     res = exact(pts, 30, time_limit=60)
     assert res.status == "optimal"
     assert res.objective >= box_optimum(10, 6, 30)[0]
+
+
+def test_points_spread_over_a_huge_rectangle():
+    # a far outlier makes the bounding rectangle huge: the bound works on k x k,
+    # and the fit is looked up point by point, not on a grid of the rectangle
+    pts = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [10**9, 10**9]])
+    assert box_bound(pts, 4) == 8.0
+    res = exact(pts, 4)
+    assert res.status == "optimal" and res.objective == 8.0 and sorted(res.indices.tolist()) == [0, 1, 2, 3]
+    assert box_optimum(10**9, 10**9, 5)[0] == box_optimum(5, 5, 5)[0]
