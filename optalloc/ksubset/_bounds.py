@@ -103,34 +103,24 @@ def town_bound(points, k) -> float:
     points = validate_points(points)
     k = validate_k(k, len(points))
     table = {2: TOWN_2D, 3: TOWN_3D}.get(points.shape[1])
-    if table is None or k > len(table) or not np.all(points == np.round(points)):
-        return 0.0
-    if len(np.unique(points, axis=0)) != len(points):
+    if table is None or k > len(table) or not _distinct_lattice(points):
         return 0.0
     return float(table[k - 1])
 
 
-def _lattice_box(points: np.ndarray):
-    """(width, height) of the bounding box of distinct 2D lattice points, or None."""
-    if points.shape[1] != 2 or not np.all(points == np.round(points)):
-        return None
-    if len(np.unique(points, axis=0)) != len(points):
-        return None
-    span = points.max(axis=0) - points.min(axis=0) + 1
-    return int(span[0]), int(span[1])
+def _distinct_lattice(points: np.ndarray) -> bool:
+    """Integer coordinates, no point repeated: the sets the town and box values bound."""
+    return bool(np.all(points == np.round(points))) and len(np.unique(points, axis=0)) == len(points)
 
 
 def box_start(points: np.ndarray, k: int):
-    """``(W, cells)`` of :func:`box_optimum` for the bounding box of the
-    points, cells translated to the box's corner; None when it does not
-    apply (not 2D distinct lattice points, or too many partitions)."""
-    box = _lattice_box(points)
-    if box is None:
+    """``(W, cells)`` of :func:`box_optimum` for the bounding rectangle of
+    the points (cells relative to its corner); None when it does not apply
+    (not distinct 2D lattice points, or too many partitions)."""
+    if points.shape[1] != 2 or not _distinct_lattice(points):
         return None
-    found = box_optimum(*box, k)
-    if found is None:
-        return None
-    return found[0], found[1] + points.min(axis=0).astype(int)
+    width, height = (points.max(axis=0) - points.min(axis=0) + 1).astype(int).tolist()
+    return box_optimum(width, height, k)
 
 
 def box_bound(points, k) -> float:
