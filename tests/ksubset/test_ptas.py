@@ -14,6 +14,12 @@ from optalloc.ksubset._ptas import _tables, ptas_guarantee
 from ksubset_truth import at_most, close, optimum
 
 
+def assert_exact_at_m_equal_k(pts, k):
+    res = ptas(pts, k, m=k)
+    assert res.status == "optimal" and res.guarantee == 1.0
+    assert close(res.objective, optimum(pts, k))
+
+
 @st.composite
 def plane_sets(draw):
     n = draw(st.integers(1, 8))
@@ -25,10 +31,7 @@ def plane_sets(draw):
 @settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(case=plane_sets())
 def test_m_equal_k_is_exact(case):
-    pts, k = case
-    res = ptas(pts, k, m=k)
-    assert res.status == "optimal" and res.guarantee == 1.0
-    assert close(res.objective, optimum(pts, k))
+    assert_exact_at_m_equal_k(*case)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, database=None)
@@ -85,10 +88,7 @@ def space_sets(draw, most=5):
 @settings(max_examples=30, deadline=None, derandomize=True, database=None)
 @given(case=space_sets())
 def test_m_equal_k_is_exact_in_space(case):
-    pts, k = case
-    res = ptas(pts, k, m=k)
-    assert res.status == "optimal" and res.guarantee == 1.0
-    assert close(res.objective, optimum(pts, k))
+    assert_exact_at_m_equal_k(*case)
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, database=None)
