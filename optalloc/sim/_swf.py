@@ -205,6 +205,8 @@ class Trace:
     >>> t = Trace([Job(2, 5, 10, 1), Job(1, 0, 10, 2)], max_procs=4)
     >>> [j.job_id for j in t.jobs], len(t)
     ([1, 2], 2)
+    >>> [j.job_id for j in t], t[-1].job_id
+    ([1, 2], 2)
     """
 
     jobs: tuple
@@ -230,6 +232,13 @@ class Trace:
 
     def __len__(self) -> int:
         return len(self.jobs)
+
+    def __iter__(self):
+        return iter(self.jobs)
+
+    def __getitem__(self, i):
+        """A job by position; a slice gives a tuple of jobs (``head`` keeps the header)."""
+        return self.jobs[i]
 
     def head(self, n: int) -> Trace:
         """The first ``n`` jobs (by submit time), same header."""

@@ -74,6 +74,14 @@ def test_unsorted_lines_are_sorted_stably(tmp_path):
     assert t.report.out_of_order == 2
 
 
+def test_trace_iterates_and_indexes_its_sorted_jobs():
+    t = Trace([Job(7, 5, 10, 1), Job(3, 0, 10, 2), Job(9, 2, 10, 1)], max_procs=4)
+    assert [j.job_id for j in t] == [3, 9, 7]
+    assert t[0].job_id == 3 and t[-1].job_id == 7
+    assert [j.job_id for j in t[1:]] == [9, 7]
+    assert list(t.head(2)) == list(t)[:2]
+
+
 def test_skipped_jobs_are_counted(tmp_path):
     body = [
         line(1, 0, 10, 4),
