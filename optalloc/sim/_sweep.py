@@ -37,7 +37,6 @@ import operator
 import os
 import sqlite3
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +54,7 @@ from ._machine import Machine, parse_machine
 from ._metrics import JobRecord, Summary
 from ._schedulers import SCHEDULERS
 from ._simulate import simulate
-from ._swf import Trace, read_swf
+from ._swf import Trace, _parse_swf, decode_swf, read_swf
 
 __all__ = [
     "Configuration",
@@ -492,22 +491,15 @@ def _load_trace(spec, payload, machine_size):
     if kind == "trace":
         trace = value
     else:
-        if kind == "text":  # shipped to a remote worker: materialise the file once
-            folder = Path(tempfile.gettempdir()) / "optalloc-sweep-traces"
-            folder.mkdir(exist_ok=True)
-            path = folder / f"{tspec['sha256']}.swf"
-            if not path.exists():  # a private name, then an atomic rename: safe with threads and processes
-                with tempfile.NamedTemporaryFile(dir=folder, suffix=".tmp", delete=False) as fh:
-                    fh.write(value)
-                os.replace(fh.name, path)
-        else:
-            path = Path(value)
-        if hashlib.sha256(path.read_bytes()).hexdigest() != tspec["sha256"]:
-            raise RuntimeError(f"trace file {str(path)!r} changed since the sweep started")
+        # a remote worker gets the file's bytes and parses them in memory (no
+        # file left behind); a local one reads the path
+        source = "" if kind == "bytes" else value
+        data = value if kind == "bytes" else Path(value).read_bytes()
+        if hashlib.sha256(data).hexdigest() != tspec["sha256"]:
+            raise RuntimeError(f"trace file {source!r} changed since the sweep started")
         max_procs = tspec["max_procs"] if tspec["max_procs"] is not None else machine_size
-        trace = read_swf(path, scale=tspec["scale"], processors=tspec["processors"],
-                         missing_estimate_factor=tspec["missing_estimate_factor"], max_procs=max_procs,
-                         oversize=tspec["oversize"])
+        trace = _parse_swf(decode_swf(data), source, tspec["processors"], tspec["missing_estimate_factor"],
+                           max_procs, tspec["oversize"], tspec["scale"], True)
     if tspec.get("limit") is not None:
         trace = trace.head(tspec["limit"])
     if len(_TRACE_CACHE) >= 8:
@@ -796,7 +788,7 @@ def _execute_dask(tasks, payloads, client, handle):
         shipped = {}
         for sha in {t["sha"] for t in tasks}:
             kind, value = payloads[sha]
-            data = ("text", Path(value).read_bytes()) if kind == "path" else (kind, value)
+            data = ("bytes", Path(value).read_bytes()) if kind == "path" else (kind, value)
             shipped[sha] = client.scatter(data, hash=False)  # sent once, not with every task
         by_future = {}
         for t in tasks:

@@ -358,7 +358,17 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
         raise ValueError(f"{path}: is a directory, not a file") from None
     except OSError as exc:
         raise ValueError(f"{path}: cannot read file ({exc})") from None
+    return _parse_swf(text, os.fspath(path), processors, factor, max_procs, oversize, scale, strict)
 
+
+def decode_swf(data: bytes) -> str:
+    """The text of SWF file contents, as :func:`read_swf` reads them."""
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def _parse_swf(text, path, processors, factor, max_procs, oversize, scale, strict) -> Trace:
+    """read_swf on the text of a file (arguments already checked); ``path``
+    names it in messages and becomes the trace's ``source``."""
     header_lines, rows = [], []
     count = dict.fromkeys(f.name for f in fields(TraceReport) if f.name != "bad_line_numbers")
     count = {k: 0 for k in count}
@@ -444,7 +454,7 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
         jobs.append(Job(int(job_id), submit, runtime, procs, estimate, fields=values))
     count["jobs"] = len(jobs)
     report = TraceReport(**count, bad_line_numbers=tuple(bad_numbers))
-    return Trace(tuple(jobs), max_procs, header, tuple(header_lines), report, os.fspath(path))
+    return Trace(tuple(jobs), max_procs, header, tuple(header_lines), report, path)
 
 
 def _fmt(v: float) -> str:

@@ -552,3 +552,20 @@ def test_sweepconfig_public_shape(config_path):
     assert isinstance(cfg, SweepConfig)
     assert cfg.job_records is True
     assert repr(cfg.configurations[0]).startswith("Configuration(key=")
+
+
+def test_shipped_trace_bytes_parse_like_the_file(tmp_path):
+    """A Dask worker gets the file's bytes and parses them in memory: the
+    same jobs as reading the path, nothing written, a changed file refused."""
+    _label, spec, payload = _sweep._prepare_trace({"path": str(SMALL), "scale": 2, "limit": 30}, 0, None)
+    sweep_spec = {"trace": spec}
+    _sweep._TRACE_CACHE.clear()
+    from_path = _sweep._load_trace(sweep_spec, payload, 32)
+    _sweep._TRACE_CACHE.clear()
+    from_bytes = _sweep._load_trace(sweep_spec, ("bytes", SMALL.read_bytes()), 32)
+    _sweep._TRACE_CACHE.clear()
+    assert len(from_path) == 30 and list(from_bytes) == list(from_path)
+    assert from_bytes.report == from_path.report and from_bytes.max_procs == from_path.max_procs == 32
+    with pytest.raises(RuntimeError, match="changed since the sweep started"):
+        _sweep._load_trace(sweep_spec, ("bytes", SMALL.read_bytes() + b"\n1 0 -1 10 4\n"), 32)
+    _sweep._TRACE_CACHE.clear()
