@@ -26,7 +26,9 @@ name          algorithm                                     guarantee
 ============  ============================================  ==================
 
 ``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
-bounds; ``gap`` certifies how far a given allocation is from optimal.
+bounds; ``gap`` certifies how far a given allocation is from optimal;
+``profile_search`` is the exact search over column and row profiles that
+``exact`` runs first on nearly full 2D free sets.
 """
 
 from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
@@ -37,6 +39,7 @@ from ._gap import GapReport, gap
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
+from ._profile import profile_bound, profile_search
 from ._ptas import ptas
 from ._small import brute, k3
 from ._solve import METHODS, method_options, solve
@@ -62,6 +65,8 @@ __all__ = [
     "town_bound",
     "box_bound",
     "box_optimum",
+    "profile_bound",
+    "profile_search",
     "gap",
     "GapReport",
 ]

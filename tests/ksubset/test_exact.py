@@ -34,15 +34,17 @@ CUT_LOOP_CASES = [
 ]
 
 
+@pytest.mark.parametrize("profiles", [False, True], ids=["lp", "profiles"])
 @pytest.mark.parametrize("name, pts, k", CUT_LOOP_CASES, ids=[c[0] for c in CUT_LOOP_CASES])
-def test_exact_equals_enumeration(name, pts, k):
+def test_exact_equals_enumeration(name, pts, k, profiles):
     assert math.comb(len(pts), k) > 20000, "instance too small to reach the cut loop"
-    res = exact(pts, k)
+    res = exact(pts, k, profiles=profiles)
     opt = brute(pts, k, limit=10**6).objective
     assert res.status == "optimal"
     assert close(res.objective, opt), (res.objective, opt)
     assert res.bound == res.objective and res.gap == 0.0 and res.guarantee == 1.0
-    assert res.extra["phase"] in ("box", "bounds", "cuts", "stalled", "branch")
+    phases = ("box", "bounds", "cuts", "stalled", "branch") + (("profiles",) if profiles else ())
+    assert res.extra["phase"] in phases
 
 
 @pytest.mark.parametrize("lp_solver", ["auto", "simplex", "ipm"])

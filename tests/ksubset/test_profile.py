@@ -1,0 +1,105 @@
+"""The search over column and row profiles (profile_search, profile_bound)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from optalloc.ksubset import box_bound, brute, exact, profile_bound, profile_search, weight
+
+
+def optimum(pts, k):
+    return min(weight(pts[list(c)]) for c in itertools.combinations(range(len(pts)), k))
+
+
+@st.composite
+def free_sets(draw, max_side=5, max_cells=14):
+    """A random free set of a small box, with gaps between the coordinates
+    now and then (columns 0, 1, 3, ... rather than 0, 1, 2, ...)."""
+    width = draw(st.integers(1, max_side))
+    height = draw(st.integers(1, max_side))
+    cells = list(itertools.product(range(width), range(height)))
+    keep = draw(st.lists(st.booleans(), min_size=len(cells), max_size=len(cells)))
+    pts = np.array([c for c, f in zip(cells, keep) if f], dtype=np.int64).reshape(-1, 2)
+    if len(pts) < 2 or len(pts) > max_cells:
+        pts = np.array(cells[:max_cells], dtype=np.int64)
+    if draw(st.booleans()):
+        stretch = np.cumsum(draw(st.lists(st.integers(1, 3), min_size=width, max_size=width)))
+        pts[:, 0] = stretch[pts[:, 0]]
+    k = draw(st.integers(1, len(pts)))
+    return pts, k
+
+
+@settings(max_examples=150, deadline=None)
+@given(free_sets())
+def test_profile_search_equals_enumeration(case):
+    pts, k = case
+    opt = optimum(pts, k)
+    value, idx, lower = profile_search(pts, k, opt + 1)
+    assert value == opt and lower >= opt
+    assert len(set(idx.tolist())) == k and weight(pts[idx]) == opt
+    # nothing below the optimum: the search says so and proves it
+    value, idx, lower = profile_search(pts, k, opt)
+    assert value is None and idx is None and lower >= opt
+
+
+@settings(max_examples=60, deadline=None)
+@given(free_sets())
+def test_profile_bound_lies_between_the_box_bound_and_the_optimum(case):
+    pts, k = case
+    bound = profile_bound(pts, k)
+    assert box_bound(pts, k) <= bound <= optimum(pts, k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(free_sets(max_side=6, max_cells=16), st.integers(1, 40))
+def test_a_stopped_search_keeps_a_valid_bound_and_set(case, nodes):
+    pts, k = case
+    opt = optimum(pts, k)
+    upper = weight(pts[:k]) + 1
+    value, idx, lower = profile_search(pts, k, upper, node_limit=nodes)
+    assert lower <= opt
+    if value is not None:
+        assert value <= upper - 1 and weight(pts[idx]) == value and len(set(idx.tolist())) == k
+
+
+def test_full_box_matches_the_box_bound_and_a_found_set():
+    pts = np.array(list(itertools.product(range(5), range(4))))
+    for k in (5, 9, 14):
+        opt = brute(pts, k, limit=10**6).objective
+        assert profile_bound(pts, k) == box_bound(pts, k) == opt
+        assert profile_search(pts, k, opt + 1)[0] == opt
+
+
+def test_not_applicable():
+    rng = np.random.default_rng(0)
+    cube = np.array(list(itertools.product(range(3), range(3), range(2))))
+    real = rng.uniform(0, 5, size=(10, 2))
+    dups = np.array([[0, 0], [0, 0], [1, 0], [2, 1]])
+    for pts in (cube, real, dups):
+        assert profile_bound(pts, 3) is None
+        assert profile_search(pts, 3, 100) is None
+
+
+def test_exact_closes_a_nearly_empty_mesh_by_profiles():
+    # an 8 x 8 machine with four busy nodes: no optimal set of the empty box
+    # fits, the LP stalls on symmetric optima, the profile search proves it
+    rng = np.random.default_rng(0)
+    cells = np.array(list(itertools.product(range(8), range(8))))
+    busy = rng.choice(len(cells), 4, replace=False)
+    pts = np.delete(cells, busy, axis=0)
+    res = exact(pts, 32)
+    assert res.status == "optimal" and res.extra["phase"] == "profiles"
+    assert res.extra["profile_seconds"] > 0
+    lp = exact(pts, 32, profiles=False)
+    assert lp.status == "optimal" and lp.extra["phase"] != "profiles"
+    assert res.objective == lp.objective == weight(pts[res.indices])
+
+
+def test_profiles_option_is_checked():
+    with pytest.raises(ValueError, match="`profiles` must be True or False"):
+        exact(np.array(list(itertools.product(range(4), range(4)))), 6, profiles="yes")
