@@ -408,7 +408,7 @@ def exact(
     if not 0 <= rel_gap < 1:
         raise ValueError(f"`rel_gap` must be in [0, 1), got {rel_gap}")
     if not isinstance(profiles, bool):
-        raise ValueError(f"`profiles` must be True or False, got {profiles!r}")
+        raise ValueError(f"`profiles` must be True or False, got {profiles!r}")  # noqa: TRY004
     if lp_solver not in ("auto", "simplex", "ipm"):
         raise ValueError(f"`lp_solver` must be 'auto', 'simplex' or 'ipm', got {lp_solver!r}")
     if lp_solver == "auto":

@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optalloc.ksubset import box_bound, brute, exact, profile_bound, profile_search, weight
+from optalloc.ksubset import (
+    box_bound,
+    brute,
+    exact,
+    profile_bound,
+    profile_search,
+    weight,
+)
 
 
 def optimum(pts, k):
