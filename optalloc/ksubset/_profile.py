@@ -207,7 +207,7 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
                 cells = _flow_set(free, c, np.array(r))
                 if cells is not None:
                     state["upper"] = wx + cost
-                    state["best"] = (wx + cost, cells)
+                    state["best"] = (float(wx + cost), cells)
                 return
             budget = state["upper"] - 1 - wx
             last = i == q - 1
@@ -294,7 +294,7 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
             target = min(lower + step, float(upper))
             search(target)
             # below target: none, or the best set found (the search went on below it)
-            lower = target if state["best"] is None else state["best"][0]
+            lower = float(target) if state["best"] is None else state["best"][0]
             step *= 2
     except _Budget:
         pass
