@@ -62,6 +62,19 @@ def half_free_mesh(width: int, height: int, seed: int = 0) -> np.ndarray:
     return cells[keep]
 
 
+def nearly_empty_mesh(width: int, height: int, busy: int, seed: int = 0, *, where: str = "edge") -> np.ndarray:
+    """Free cells of a width x height mesh with ``busy`` nodes taken at
+    random, on the boundary (``where="edge"``, as allocators leave a nearly
+    empty machine) or anywhere (``"any"``)."""
+    rng = np.random.default_rng(seed)
+    cells = np.array([(x, y) for y in range(height) for x in range(width)])
+    pool = np.arange(len(cells))
+    if where == "edge":
+        x, y = cells.T
+        pool = np.flatnonzero((x == 0) | (x == width - 1) | (y == 0) | (y == height - 1))
+    return np.delete(cells, rng.choice(pool, busy, replace=False), axis=0)
+
+
 def run(*, quick: bool = False, repeat: int = 5, progress=None) -> list[BenchRow]:
     """Run every benchmark case; ``quick`` shrinks the instances (for tests)."""
     side, k = (12, 16) if quick else (32, 64)
@@ -131,6 +144,34 @@ def run_exact(*, ks=(8, 16, 32), seeds=(0, 1, 2), limit: float = 60.0, side: int
                 base.bound is None or base.bound <= ours.objective + tol)
             rows.append(BenchRow(f"exact ({ours.status})", inst, ours.wall_time, "pairwise MIP, HiGHS",
                                  base.wall_time, agree, capped))
+    return rows
+
+
+#: (width, height, busy nodes, k, seed, where) of the profile-search rows
+PROFILE_CASES = ((16, 8, 4, 64, 0, "edge"), (16, 8, 4, 64, 2, "edge"), (16, 8, 4, 64, 3, "edge"),
+                 (16, 8, 4, 64, 0, "any"))
+
+
+def run_profiles(*, cases=PROFILE_CASES, limit: float = 60.0, progress=None) -> list[BenchRow]:
+    """The exact solver with its profile search against the same solver
+    without it (``profiles=False``: straight to the LP), on nearly empty
+    meshes (``PROFILE_CASES``).  The
+    edge seeds are those whose empty-box optimum does not fit (the others
+    close in the box phase either way); the last case, busy nodes inside
+    the mesh, is one where the search does not finish and costs its time
+    slice."""
+    rows = []
+    for width, height, busy, k, seed, where in cases:
+        pts = nearly_empty_mesh(width, height, busy, seed, where=where)
+        inst = f"{width}x{height}, {busy} busy ({where}, seed {seed}), k={k}"
+        if progress:
+            progress(f"exact profiles {inst}")
+        ours = exact(pts, k, time_limit=limit)
+        base = exact(pts, k, profiles=False, time_limit=limit)
+        tol = 1e-9 * max(1.0, ours.objective)
+        agree = ours.bound <= base.objective + tol and base.bound <= ours.objective + tol
+        rows.append(BenchRow(f"exact ({ours.status}, phase {ours.extra['phase']})", inst, ours.wall_time,
+                             "exact, profiles=False", base.wall_time, agree, base.status != "optimal"))
     return rows
 
 

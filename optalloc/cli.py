@@ -226,6 +226,8 @@ def _cmd_bench(args) -> int:
         ks, seeds = ((8,), (0,)) if args.quick else ((8, 16, 32), (0, 1, 2))
         rows += bench.run_exact(ks=ks, seeds=seeds, limit=args.limit or 60.0, side=8 if args.quick else 16,
                                 progress=progress)
+        rows += bench.run_profiles(cases=((8, 8, 4, 32, 0, "any"),) if args.quick else bench.PROFILE_CASES,
+                                   limit=args.limit or 60.0, progress=progress)
         rows += bench.run_ptas(ms=(1, 2) if args.quick else (1, 2, 3), space_ms=(1,) if args.quick else (1, 2),
                                progress=progress)
     tables = []  # (rows, formatter, all good)

@@ -175,7 +175,8 @@ def test_bench_exact_suite_quick(capsys):
     code, out, err = run(capsys, "bench", "--suite", "exact", "--quick", "--limit", 30, "--json")
     assert code == 0, err
     rows = json.loads(out)
-    assert [r["case"].split()[0] for r in rows] == ["exact", "ptas", "ptas", "ptas"]
+    assert [r["case"].split()[0] for r in rows] == ["exact", "exact", "ptas", "ptas", "ptas"]
+    assert rows[1]["baseline"] == "exact, profiles=False" and "4 busy" in rows[1]["instance"]
     assert "3x3x3" in rows[-1]["instance"]
     assert all(r["agree"] for r in rows)
 
