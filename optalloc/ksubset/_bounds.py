@@ -25,6 +25,9 @@
     k-subset of the points is a k-subset of that rectangle.  It is the
     optimum on an empty machine, and dominates the town bound whenever the
     rectangle is too narrow for the town.
+``profile`` (in ``lower_bound``)
+    The same argument over the column counts that fit the free set's
+    columns (:func:`profile_bound`), at least the box bound.
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._box import box_optimum
-from ._common import distance_dtype, l1_to_all, validate_k, validate_points
+from ._common import distance_dtype, is_integral, l1_to_all, validate_k, validate_points
 from ._line import _window_weights
+from ._profile import profile_bound
 
 
 def neighbour_sums(points: np.ndarray, k: int, *, chunk: int = 1 << 22) -> np.ndarray:
@@ -151,8 +155,9 @@ def lower_bound(points, k) -> dict[str, float]:
     """All cheap bounds of this module, by name."""
     points = validate_points(points)
     k = validate_k(k, len(points))
+    profile = profile_bound(points, k) if is_integral(points) else None
     return {"neighbour": neighbour_bound(points, k), "axis": axis_bound(points, k), "town": town_bound(points, k),
-            "box": box_bound(points, k)}
+            "box": box_bound(points, k), "profile": 0.0 if profile is None else profile}
 
 
 __all__ = ["neighbour_sums", "neighbour_bound", "axis_bound", "town_bound", "box_bound", "lower_bound", "TOWN_2D",

@@ -150,7 +150,9 @@ def test_bound_chain(case):
         assert at_most(town, box), (town, box)
     if pts.shape[1] == 1:
         assert close(ax, opt)  # one axis: the exact sliding window
-    assert lower_bound(pts, k) == {"neighbour": nb, "axis": ax, "town": town, "box": box}
+    bounds = lower_bound(pts, k)
+    assert at_most(box, bounds["profile"]) and at_most(bounds["profile"], opt)
+    assert bounds == {"neighbour": nb, "axis": ax, "town": town, "box": box, "profile": bounds["profile"]}
 
 
 @pytest.mark.parametrize("method", ["mm", "gen-alg", "mm-inc"])
