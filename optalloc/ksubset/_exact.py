@@ -67,7 +67,8 @@ class ExactSession:
     other points, so the cuts found binding in one decision are valid in the
     next; the session stores them by point coordinates and seeds later LPs
     with those whose three points are all present.  Results are cached by
-    (free set, k).
+    (free set, k): an optimum for every later call, a bracket left by a time
+    limit for later calls with no more time than it had.
 
     Examples
     --------
@@ -427,19 +428,30 @@ def exact(
     key = warm_start._key(pts, k) if warm_start is not None else None
     if warm_start is not None:
         hit = warm_start.cache.get(key)
-        if hit is not None:
+        # an optimum always serves; a bracket serves a call with no more time
+        # (the same solve would run out again), and is returned as it was
+        if hit is not None and (hit[1] is None or (time_limit is not None and time_limit <= hit[2])):
             warm_start.hits += 1
             where = rows_by_point(pts)
-            idx = [where[p].pop(0) for p in hit]  # repeated points take successive rows
-            return make_result(pts, idx, method="exact", start=start, status="optimal", message="cached",
+            idx = [where[p].pop(0) for p in hit[0]]  # repeated points take successive rows
+            if hit[1] is None:
+                return make_result(pts, idx, method="exact", start=start, status="optimal", message="cached",
+                                   extra={"phase": "cache"}, exact=True)
+            return make_result(pts, idx, method="exact", start=start, status="time_limit", bound=hit[1],
+                               message=f"cached bracket of a solve that ran out of its {hit[2]:g} s",
                                extra={"phase": "cache"}, exact=True)
 
     res = _screen(pts, k, start)
     if res is None:
         res = _cut_and_branch(pts, k, start, time_limit, rel_gap, warm_start, lp_solver, max_rounds,
                               cuts_per_round, profiles, verbose)
-    if warm_start is not None and res.status == "optimal":
-        warm_start.cache[key] = [tuple(p) for p in res.points]
+    if warm_start is not None:
+        # by key: the points of the set, the bound of a bracket (None when
+        # optimal) and the time limit that produced it
+        if res.status == "optimal":
+            warm_start.cache[key] = ([tuple(p) for p in res.points], None, None)
+        elif res.status == "time_limit" and rel_gap == 0:
+            warm_start.cache[key] = ([tuple(p) for p in res.points], res.bound, time_limit)
     return res
 
 

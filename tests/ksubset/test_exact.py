@@ -244,6 +244,20 @@ def test_box_optimum_proves_a_nearly_empty_machine():
     assert res.objective >= exact(machine, 24).objective
 
 
+def test_session_reuses_a_bracket_only_with_no_more_time():
+    session = ExactSession()
+    pts = half_free_mesh(16, 16, seed=0)
+    first = exact(pts, 24, time_limit=0.1, warm_start=session)
+    assert first.status == "time_limit", "the instance should not be solved in 0.1 s"
+    again = exact(pts[::-1], 24, time_limit=0.05, warm_start=session)
+    assert again.extra["phase"] == "cache" and again.status == "time_limit" and session.hits == 1
+    assert again.bound == first.bound and again.objective == first.objective
+    assert "cached bracket" in again.message
+    longer = exact(pts, 24, time_limit=0.3, warm_start=session)  # more time: solved again
+    assert longer.extra["phase"] != "cache" and session.hits == 1
+    assert at_most(longer.bound, longer.objective)
+
+
 def test_session_with_repeated_points():
     # repeated locations share a coordinate key: seeded cuts and cached
     # answers must still name distinct rows
