@@ -34,6 +34,7 @@ free sets, where the scores are far below it; a node budget stops it.
 
 from __future__ import annotations
 
+import math
 import time
 from functools import lru_cache
 
@@ -47,6 +48,7 @@ from ._box import (
     _partition_counts,
     partition_count,
 )
+from ._common import as_int, validate_k, validate_points, validate_positive
 
 
 class _Budget(Exception):
@@ -106,14 +108,13 @@ def _scored_partitions(k: int, max_part: int, max_parts: int):
 
 def _setup(points, k):
     """The grid of the points and the partitions that fit its columns, or
-    None when the search does not apply."""
-    k = int(k)
-    pts = np.asarray(points)
+    None when the search does not apply (bad input raises ValueError)."""
+    pts = validate_points(points)
+    k = validate_k(k, len(pts))
     if pts.ndim != 2 or pts.shape[1] != 2 or not np.array_equal(pts, np.round(pts)):
         return None
     pts = pts.astype(np.int64)
-    n = len(pts)
-    if not 1 <= k <= n or len(np.unique(pts, axis=0)) != n:
+    if len(np.unique(pts, axis=0)) != len(pts):
         return None
     xs, xi = np.unique(pts[:, 0], return_inverse=True)
     ys, yi = np.unique(pts[:, 1], return_inverse=True)
@@ -160,6 +161,14 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
     setup = _setup(points, k)
     if setup is None:
         return None
+    k = int(k)
+    upper = float(upper)
+    if math.isnan(upper):
+        raise ValueError("`upper` must be a number, got nan")
+    node_limit = as_int(node_limit, "node_limit")
+    if node_limit < 1:
+        raise ValueError(f"`node_limit` must be at least 1, got {node_limit}")
+    time_limit = validate_positive(time_limit, "time_limit")
     xs, xi, ys, yi, free, capx, max_part, counts, score, score_y = setup
     p, q = free.shape
     gx, gy = np.diff(xs), np.diff(ys)

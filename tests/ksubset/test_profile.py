@@ -107,6 +107,18 @@ def test_exact_closes_a_nearly_empty_mesh_by_profiles():
     assert res.objective == lp.objective == weight(pts[res.indices])
 
 
+def test_bad_input():
+    pts = np.array(list(itertools.product(range(3), range(3))))
+    for call, match in ((lambda: profile_bound(pts, 0), "`k` must be between 1"),
+                        (lambda: profile_search(pts, 10, 50), "`k` must be between 1"),
+                        (lambda: profile_search([[0, 0], [np.nan, 1]], 1, 5), "points"),
+                        (lambda: profile_search(pts, 3, float("nan")), "`upper` must be a number"),
+                        (lambda: profile_search(pts, 3, 50, node_limit=0), "`node_limit` must be at least 1"),
+                        (lambda: profile_search(pts, 3, 50, time_limit=-1), "time_limit")):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
 def test_profiles_option_is_checked():
     with pytest.raises(ValueError, match="`profiles` must be True or False"):
         exact(np.array(list(itertools.product(range(4), range(4)))), 6, profiles="yes")
