@@ -13,6 +13,7 @@ from ._bounds import axis_bound, box_bound, neighbour_bound, town_bound
 from ._common import is_integral, validate_points, weights_of_sets
 from ._exact import exact
 from ._line import line
+from ._profile import profile_bound
 from ._small import brute, k3
 
 #: Instances with at most this many subsets are solved by enumeration.
@@ -150,6 +151,9 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
         bounds["axis"] = axis_bound(pts, k)
         bounds["town"] = town_bound(pts, k)
         bounds["box"] = box_bound(pts, k)
+        profile = profile_bound(pts, k) if is_integral(pts) else None
+        if profile is not None:
+            bounds["profile"] = profile
         ref = exact(pts, k, time_limit=time_limit)
         bounds["exact"] = ref.bound
         lower = max(bounds.values())
