@@ -160,17 +160,41 @@ def arrangement(parts, k: int) -> list[int]:
     return left_parts + right_parts[::-1]
 
 
+@lru_cache(maxsize=16)
+def _scored_partitions(k: int, max_part: int, max_parts: int):
+    """Every partition of k into at most ``max_parts`` parts of at most
+    ``max_part`` (multiplicity vectors), its parts in descending order and
+    its two arrangement scores, sorted by total score (stable); None above
+    LIMIT.  Shared by the box optimum and the profile search."""
+    if partition_count(k, max_part, max_parts) > LIMIT:
+        return None
+    counts = _partition_counts(k, max_part, max_parts)
+    score_y = np.empty(len(counts))
+    score = np.empty(len(counts))
+    for lo in range(0, len(counts), _CHUNK):
+        c = counts[lo : lo + _CHUNK]
+        score_y[lo : lo + _CHUNK] = _arrangement_costs(_conjugate_ascending(c), k)
+        score[lo : lo + _CHUNK] = _arrangement_costs(_ascending_parts(c, max_parts), k) + score_y[lo : lo + _CHUNK]
+    order = np.argsort(score, kind="stable")
+    counts = counts[order].astype(np.int32)
+    return counts, _ascending_parts(counts, max_parts)[:, ::-1].astype(np.int32), score[order], score_y[order]
+
+
 @lru_cache(maxsize=256)
 def _box_optimum(width: int, height: int, k: int, limit: int):
     if partition_count(k, height, width) > limit:
         return None
-    counts = _partition_counts(k, height, width)
-    value = np.empty(len(counts))
-    for lo in range(0, len(counts), _CHUNK):
-        c = counts[lo : lo + _CHUNK]
-        value[lo : lo + _CHUNK] = (_arrangement_costs(_ascending_parts(c, width), k)
-                                   + _arrangement_costs(_conjugate_ascending(c), k))
-    best = counts[int(np.argmin(value))]
+    scored = _scored_partitions(k, height, width)
+    if scored is not None:
+        best, value = scored[0][0].astype(np.int64), float(scored[2][0])
+    else:  # a limit raised above LIMIT: score without keeping the table
+        counts = _partition_counts(k, height, width)
+        values = np.empty(len(counts))
+        for lo in range(0, len(counts), _CHUNK):
+            c = counts[lo : lo + _CHUNK]
+            values[lo : lo + _CHUNK] = (_arrangement_costs(_ascending_parts(c, width), k)
+                                        + _arrangement_costs(_conjugate_ascending(c), k))
+        best, value = counts[int(np.argmin(values))], float(values.min())
     parts = np.repeat(np.arange(1, height + 1), best)
     cols = arrangement(parts, k)
     rows = arrangement(_conjugate_ascending(best[None])[0], k)
@@ -178,7 +202,7 @@ def _box_optimum(width: int, height: int, k: int, limit: int):
     rank = np.empty(len(rows), dtype=np.int64)
     rank[np.argsort(-np.asarray(rows), kind="stable")] = np.arange(len(rows))
     shape = np.array([(i, j) for i, c in enumerate(cols) for j in range(len(rows)) if rank[j] < c])
-    return float(value.min()), shape
+    return value, shape
 
 
 def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT):

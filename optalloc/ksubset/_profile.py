@@ -36,18 +36,10 @@ from __future__ import annotations
 
 import math
 import time
-from functools import lru_cache
 
 import numpy as np
 
-from ._box import (
-    LIMIT,
-    _arrangement_costs,
-    _ascending_parts,
-    _conjugate_ascending,
-    _partition_counts,
-    partition_count,
-)
+from ._box import _conjugate_ascending, _scored_partitions
 from ._common import as_int, validate_k, validate_points, validate_positive
 
 
@@ -91,19 +83,6 @@ def _flow_set(free: np.ndarray, c: np.ndarray, r: np.ndarray):
     f = flow.flow.tocsr()
     used = np.asarray(f[cols, p + rows]).ravel() > 0
     return cols[used], rows[used]
-
-
-@lru_cache(maxsize=16)
-def _scored_partitions(k: int, max_part: int, max_parts: int):
-    """Every partition (multiplicity vectors), its parts in descending order
-    and its two arrangement scores, sorted by total score; None above LIMIT."""
-    if partition_count(k, max_part, max_parts) > LIMIT:
-        return None
-    counts = _partition_counts(k, max_part, max_parts)
-    score_y = _arrangement_costs(_conjugate_ascending(counts), k)
-    score = _arrangement_costs(_ascending_parts(counts, max_parts), k) + score_y
-    order = np.argsort(score, kind="stable")
-    return counts[order], _ascending_parts(counts[order], max_parts)[:, ::-1], score[order], score_y[order]
 
 
 def _setup(points, k):
