@@ -35,7 +35,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._box import box_optimum
-from ._common import distance_dtype, is_integral, l1_to_all, validate_k, validate_points
+from ._common import (
+    distance_dtype,
+    distinct_lattice,
+    l1_to_all,
+    validate_k,
+    validate_points,
+)
 from ._line import _window_weights
 from ._profile import profile_bound
 
@@ -107,21 +113,16 @@ def town_bound(points, k) -> float:
     points = validate_points(points)
     k = validate_k(k, len(points))
     table = {2: TOWN_2D, 3: TOWN_3D}.get(points.shape[1])
-    if table is None or k > len(table) or not _distinct_lattice(points):
+    if table is None or k > len(table) or not distinct_lattice(points):
         return 0.0
     return float(table[k - 1])
-
-
-def _distinct_lattice(points: np.ndarray) -> bool:
-    """Integer coordinates, no point repeated: the sets the town and box values bound."""
-    return bool(np.all(points == np.round(points))) and len(np.unique(points, axis=0)) == len(points)
 
 
 def box_start(points: np.ndarray, k: int):
     """``(W, cells)`` of :func:`box_optimum` for the bounding rectangle of
     the points (cells relative to its corner); None when it does not apply
     (not distinct 2D lattice points, or too many partitions)."""
-    if points.shape[1] != 2 or not _distinct_lattice(points):
+    if points.shape[1] != 2 or not distinct_lattice(points):
         return None
     width, height = (points.max(axis=0) - points.min(axis=0) + 1).astype(int).tolist()
     return box_optimum(width, height, k)
@@ -155,7 +156,7 @@ def lower_bound(points, k) -> dict[str, float]:
     """All cheap bounds of this module, by name."""
     points = validate_points(points)
     k = validate_k(k, len(points))
-    profile = profile_bound(points, k) if is_integral(points) else None
+    profile = profile_bound(points, k)
     return {"neighbour": neighbour_bound(points, k), "axis": axis_bound(points, k), "town": town_bound(points, k),
             "box": box_bound(points, k), "profile": 0.0 if profile is None else profile}
 

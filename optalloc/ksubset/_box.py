@@ -160,6 +160,17 @@ def arrangement(parts, k: int) -> list[int]:
     return left_parts + right_parts[::-1]
 
 
+def _scores(counts: np.ndarray, k: int, max_parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """arr(lambda) + arr(lambda') and arr(lambda') of each partition, in
+    batches of ``_CHUNK`` (the DP holds k + 1 states per partition)."""
+    score, score_y = np.empty(len(counts)), np.empty(len(counts))
+    for lo in range(0, len(counts), _CHUNK):
+        c = counts[lo : lo + _CHUNK]
+        score_y[lo : lo + _CHUNK] = _arrangement_costs(_conjugate_ascending(c), k)
+        score[lo : lo + _CHUNK] = _arrangement_costs(_ascending_parts(c, max_parts), k) + score_y[lo : lo + _CHUNK]
+    return score, score_y
+
+
 @lru_cache(maxsize=16)
 def _scored_partitions(k: int, max_part: int, max_parts: int):
     """Every partition of k into at most ``max_parts`` parts of at most
@@ -169,12 +180,7 @@ def _scored_partitions(k: int, max_part: int, max_parts: int):
     if partition_count(k, max_part, max_parts) > LIMIT:
         return None
     counts = _partition_counts(k, max_part, max_parts)
-    score_y = np.empty(len(counts))
-    score = np.empty(len(counts))
-    for lo in range(0, len(counts), _CHUNK):
-        c = counts[lo : lo + _CHUNK]
-        score_y[lo : lo + _CHUNK] = _arrangement_costs(_conjugate_ascending(c), k)
-        score[lo : lo + _CHUNK] = _arrangement_costs(_ascending_parts(c, max_parts), k) + score_y[lo : lo + _CHUNK]
+    score, score_y = _scores(counts, k, max_parts)
     order = np.argsort(score, kind="stable")
     counts = counts[order].astype(np.int32)
     return counts, _ascending_parts(counts, max_parts)[:, ::-1].astype(np.int32), score[order], score_y[order]
@@ -189,11 +195,7 @@ def _box_optimum(width: int, height: int, k: int, limit: int):
         best, value = scored[0][0].astype(np.int64), float(scored[2][0])
     else:  # a limit raised above LIMIT: score without keeping the table
         counts = _partition_counts(k, height, width)
-        values = np.empty(len(counts))
-        for lo in range(0, len(counts), _CHUNK):
-            c = counts[lo : lo + _CHUNK]
-            values[lo : lo + _CHUNK] = (_arrangement_costs(_ascending_parts(c, width), k)
-                                        + _arrangement_costs(_conjugate_ascending(c), k))
+        values = _scores(counts, k, width)[0]
         best, value = counts[int(np.argmin(values))], float(values.min())
     parts = np.repeat(np.arange(1, height + 1), best)
     cols = arrangement(parts, k)

@@ -70,6 +70,12 @@ def is_integral(points: np.ndarray) -> bool:
     return bool(np.all(points == np.round(points)))
 
 
+def distinct_lattice(points: np.ndarray) -> bool:
+    """Integer coordinates, no point repeated: the sets the town, box and
+    profile values bound."""
+    return is_integral(points) and len(np.unique(points, axis=0)) == len(points)
+
+
 def weight(points) -> float:
     """Sum of pairwise L1 distances over unordered pairs, W(S).
 

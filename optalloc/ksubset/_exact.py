@@ -541,7 +541,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
             return make_result(pts, fit, method="exact", start=start, bound=box[0], status="optimal",
                                message="an optimal set of the bounding rectangle fits among the points",
                                extra=extra, exact=True)
-    prof = profile_bound(pts, k) if integral else None
+    prof = profile_bound(pts, k)  # None unless distinct 2D lattice points
     if prof is not None:
         lb = max(lb, prof)
     if closed(lb, ub):

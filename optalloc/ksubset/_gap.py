@@ -151,7 +151,7 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
         bounds["axis"] = axis_bound(pts, k)
         bounds["town"] = town_bound(pts, k)
         bounds["box"] = box_bound(pts, k)
-        profile = profile_bound(pts, k) if is_integral(pts) else None
+        profile = profile_bound(pts, k)
         if profile is not None:
             bounds["profile"] = profile
         ref = exact(pts, k, time_limit=time_limit)

@@ -40,7 +40,13 @@ import time
 import numpy as np
 
 from ._box import _conjugate_ascending, _scored_partitions
-from ._common import as_int, validate_k, validate_points, validate_positive
+from ._common import (
+    as_int,
+    distinct_lattice,
+    validate_k,
+    validate_points,
+    validate_positive,
+)
 
 
 class _Budget(Exception):
@@ -90,11 +96,9 @@ def _setup(points, k):
     None when the search does not apply (bad input raises ValueError)."""
     pts = validate_points(points)
     k = validate_k(k, len(pts))
-    if pts.ndim != 2 or pts.shape[1] != 2 or not np.array_equal(pts, np.round(pts)):
+    if pts.shape[1] != 2 or not distinct_lattice(pts):
         return None
     pts = pts.astype(np.int64)
-    if len(np.unique(pts, axis=0)) != len(pts):
-        return None
     xs, xi = np.unique(pts[:, 0], return_inverse=True)
     ys, yi = np.unique(pts[:, 1], return_inverse=True)
     p, q = len(xs), len(ys)
@@ -153,7 +157,7 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
     gx, gy = np.diff(xs), np.diff(ys)
     tail_x = _tail_costs(gx, capx, k)
     cut = np.arange(k + 1) * (k - np.arange(k + 1))
-    state = {"upper": float(upper), "best": None, "nodes": 0}
+    state = {"upper": upper, "best": None, "nodes": 0}
     memo: dict = {}  # rest_cost by (part values, multiplicities left)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
 

@@ -350,8 +350,8 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
         if max_procs < 1:
             raise ValueError(f"`max_procs` must be a positive integer, got {max_procs}")
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as fh:  # a BOM is not data
-            text = fh.read()
+        with open(path, "rb") as fh:
+            text = decode_swf(fh.read())
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -362,7 +362,8 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
 
 
 def decode_swf(data: bytes) -> str:
-    """The text of SWF file contents, as :func:`read_swf` reads them."""
+    """The text of SWF file contents, as :func:`read_swf` reads them (a
+    byte order mark is not data; undecodable bytes are replaced)."""
     return data.decode("utf-8-sig", errors="replace")
 
 
