@@ -165,11 +165,17 @@ class _PairLP:
         return len(self.keys)
 
     def _add(self, lo, hi, index, value, keys):
-        if not index:
+        """Add rows: ``index`` / ``value`` a list of arrays (one per row) or
+        two 2D arrays (rows of equal length, built without Python loops)."""
+        if len(index) == 0:
             return
-        starts = np.cumsum([0] + [len(r) for r in index[:-1]]).astype(np.int32)
-        idx = np.concatenate(index).astype(np.int32)
-        val = np.concatenate(value).astype(float)
+        if isinstance(index, np.ndarray):
+            starts = (np.arange(len(index)) * index.shape[1]).astype(np.int32)
+            idx, val = index.ravel().astype(np.int32), np.asarray(value, dtype=float).ravel()
+        else:
+            starts = np.cumsum([0] + [len(r) for r in index[:-1]]).astype(np.int32)
+            idx = np.concatenate(index).astype(np.int32)
+            val = np.concatenate(value).astype(float)
         self.h.addRows(len(lo), np.asarray(lo, float), np.asarray(hi, float), len(idx), starts, idx, val)
         self.keys = np.vstack([self.keys, np.asarray(keys, dtype=np.int64).reshape(-1, 4)])
         self.age = np.concatenate([self.age, np.zeros(len(lo), dtype=np.int64)])
@@ -182,8 +188,8 @@ class _PairLP:
             return
         self.up[a, b] = True
         n, inf = self.n, self.highspy.kHighsInf
-        index = list(np.stack([n + self.pid[a, b], a], axis=1))
-        value = [np.array([1.0, -1.0])] * len(a)
+        index = np.stack([n + self.pid[a, b], a], axis=1)
+        value = np.broadcast_to([1.0, -1.0], index.shape)
         keys = np.column_stack([np.full(len(a), self.UP), a, b, np.zeros(len(a))])
         self._add(np.full(len(a), -inf), np.zeros(len(a)), index, value, keys)
 
@@ -193,8 +199,8 @@ class _PairLP:
             return
         a, b = self.iu[pairs], self.ju[pairs]
         n, inf = self.n, self.highspy.kHighsInf
-        index = list(np.stack([a, b, n + pairs], axis=1))
-        value = [np.array([1.0, 1.0, -1.0])] * len(a)
+        index = np.stack([a, b, n + pairs], axis=1)
+        value = np.broadcast_to([1.0, 1.0, -1.0], index.shape)
         keys = np.column_stack([np.full(len(a), self.LOW), a, b, np.zeros(len(a))])
         self._add(np.full(len(a), -inf), np.ones(len(a)), index, value, keys)
 
@@ -204,8 +210,8 @@ class _PairLP:
             return
         n, pid, inf = self.n, self.pid, self.highspy.kHighsInf
         i, j, l = tri.T
-        index = list(np.stack([n + pid[i, j], n + pid[i, l], n + pid[j, l], i], axis=1))
-        value = [np.array([1.0, 1.0, -1.0, -1.0])] * len(tri)
+        index = np.stack([n + pid[i, j], n + pid[i, l], n + pid[j, l], i], axis=1)
+        value = np.broadcast_to([1.0, 1.0, -1.0, -1.0], index.shape)
         keys = np.column_stack([np.full(len(tri), self.TRI), tri])
         self._add(np.full(len(tri), -inf), np.zeros(len(tri)), index, value, keys)
 
@@ -569,6 +575,11 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
                            message=f"cheap bounds already within the requested relative gap {rel_gap:g}",
                            extra=extra, exact=True)
 
+    if time_left() is not None and time_left() <= 0:
+        # building the LP alone takes seconds on large machines
+        return make_result(pts, inc_idx, method="exact", start=start, bound=lb, status="time_limit",
+                           message="time limit reached before the LP; the bound is proven, the incumbent may "
+                           "not be optimal", extra=extra, exact=True)
     dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
     lp = _PairLP(dist, k, lp_solver)
     if session is not None:

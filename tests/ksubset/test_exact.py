@@ -97,6 +97,16 @@ def test_time_limit_returns_a_valid_bracket():
     assert at_most(res.bound, solve(pts, 24, method="mm-inc").objective)
 
 
+def test_time_out_before_the_lp_returns_the_cheap_bracket():
+    # 1024 points, k = 500: the LP alone would have half a million columns;
+    # a limit spent by the heuristics returns their bracket without building it
+    pts = np.array([(x, y) for x in range(32) for y in range(32)])
+    res = exact(pts, 500, time_limit=0.01)
+    assert res.status == "time_limit" and "before the LP" in res.message
+    assert res.extra["rounds"] == 0 and len(res.indices) == 500
+    assert 0 < res.bound < res.objective
+
+
 def test_lp_time_limit_counts_from_each_solve():
     # HiGHS measures its time limit against the run time accumulated over
     # every run() of the object; each re-solve of the cut loop must get the
