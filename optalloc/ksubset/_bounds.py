@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._box import box_optimum
+from ._box import BOX_LIMIT, box_optimum
 from ._common import (
     distance_dtype,
     distinct_lattice,
@@ -118,20 +118,21 @@ def town_bound(points, k) -> float:
     return float(table[k - 1])
 
 
-def box_start(points: np.ndarray, k: int):
+def box_start(points: np.ndarray, k: int, limit: int = BOX_LIMIT):
     """``(W, cells)`` of :func:`box_optimum` for the bounding rectangle of
     the points (cells relative to its corner); None when it does not apply
-    (not distinct 2D lattice points, or too many partitions)."""
+    (not distinct 2D lattice points, or more than ``limit`` partitions)."""
     if points.shape[1] != 2 or not distinct_lattice(points):
         return None
     width, height = (points.max(axis=0) - points.min(axis=0) + 1).astype(int).tolist()
-    return box_optimum(width, height, k)
+    return box_optimum(width, height, k, limit=limit)
 
 
 def box_bound(points, k) -> float:
     """The optimum of k cells of the full rectangle spanned by the points,
     for distinct 2D lattice points; 0 otherwise, and when the rectangle
-    has more than 50,000 partitions of k to score (see :func:`box_optimum`).
+    has more partitions of k to score than ``BOX_LIMIT`` (1,000,000 with
+    numba installed, else 50,000; see :func:`box_optimum`).
 
     Examples
     --------

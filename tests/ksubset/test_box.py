@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 
 from optalloc.ksubset import box_bound, box_optimum, brute, exact, town_bound, weight
 from optalloc.ksubset._box import (
+    BOX_LIMIT,
+    LIMIT,
+    _arrangement_costs,
+    _ascending_parts,
+    _conjugate_ascending,
     _partition_counts,
+    _scores,
+    _scores_jit,
     arrangement,
     fit_in,
     partition_count,
@@ -87,6 +94,30 @@ def test_arrangement_is_the_best_ordering(parts):
     peak = int(np.argmax(order))
     assert order[: peak + 1] == sorted(order[: peak + 1])
     assert order[peak:] == sorted(order[peak:], reverse=True)
+
+
+@pytest.mark.skipif(_scores_jit is None, reason="numba is not installed: no compiled scoring to compare")
+@pytest.mark.parametrize("k, height, width", [(1, 1, 1), (7, 3, 4), (20, 5, 8), (30, 8, 16), (40, 16, 16)])
+def test_compiled_scores_equal_the_array_dp(k, height, width):
+    counts = _partition_counts(k, height, width)
+    score, score_y = _scores(counts, k, width)
+    y = _arrangement_costs(_conjugate_ascending(counts), k)
+    x = _arrangement_costs(_ascending_parts(counts, width), k)
+    assert np.array_equal(score_y, y) and np.array_equal(score, x + y)
+
+
+@pytest.mark.skipif(BOX_LIMIT == LIMIT, reason="numba is not installed: the box optimum stops at LIMIT partitions")
+def test_exact_proves_a_full_machine_above_the_table_limit():
+    # 75,482 partitions of 56 fit a 13 x 13 box: beyond the cached tables,
+    # within the compiled box optimum; the LP would stall on this machine
+    assert LIMIT < partition_count(56, 13, 13) <= BOX_LIMIT
+    pts = box(13, 13)
+    res = exact(pts, 56)
+    assert res.status == "optimal" and res.extra["phase"] == "box"
+    assert res.objective == box_optimum(13, 13, 56, limit=BOX_LIMIT)[0] == weight(res.points)
+    assert box_optimum(13, 13, 56) is None  # the default limit refuses it
+    # with little time left the box optimum keeps to the small tables
+    assert exact(pts, 56, time_limit=1).extra["phase"] != "box"
 
 
 @settings(max_examples=60, deadline=None)

@@ -102,7 +102,7 @@ def test_time_out_before_the_lp_returns_the_cheap_bracket():
     # a limit spent by the heuristics returns their bracket without building it
     pts = np.array([(x, y) for x in range(32) for y in range(32)])
     res = exact(pts, 500, time_limit=0.01)
-    assert res.status == "time_limit" and "before the LP" in res.message
+    assert res.status == "time_limit" and "no time was left for the LP" in res.message
     assert res.extra["rounds"] == 0 and len(res.indices) == 500
     assert 0 < res.bound < res.objective
 
