@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._box import BOX_LIMIT, box_optimum
+from ._box import SEARCH_NODES, box_optimum
 from ._common import (
     distance_dtype,
     distinct_lattice,
@@ -118,21 +118,23 @@ def town_bound(points, k) -> float:
     return float(table[k - 1])
 
 
-def box_start(points: np.ndarray, k: int, limit: int = BOX_LIMIT):
+def box_start(points: np.ndarray, k: int, nodes: int = SEARCH_NODES):
     """``(W, cells)`` of :func:`box_optimum` for the bounding rectangle of
     the points (cells relative to its corner); None when it does not apply
-    (not distinct 2D lattice points, or more than ``limit`` partitions)."""
+    (not distinct 2D lattice points, or neither the partition table nor
+    ``nodes`` nodes of the branch-and-bound settle it)."""
     if points.shape[1] != 2 or not distinct_lattice(points):
         return None
     width, height = (points.max(axis=0) - points.min(axis=0) + 1).astype(int).tolist()
-    return box_optimum(width, height, k, limit=limit)
+    return box_optimum(width, height, k, nodes=nodes)
 
 
 def box_bound(points, k) -> float:
     """The optimum of k cells of the full rectangle spanned by the points,
     for distinct 2D lattice points; 0 otherwise, and when the rectangle
-    has more partitions of k to score than ``BOX_LIMIT`` (1,000,000 with
-    numba installed, else 50,000; see :func:`box_optimum`).
+    has more than 50,000 partitions of k to score and the compiled
+    branch-and-bound (numba installed) does not finish (see
+    :func:`box_optimum`).
 
     Examples
     --------

@@ -45,6 +45,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._boxsearch import AVAILABLE as SEARCH_AVAILABLE
+from ._boxsearch import search_box
+
 _CHUNK = 8192
 
 
@@ -189,10 +192,10 @@ except ImportError:  # pragma: no cover - exercised when it is not
 
 #: refuse boxes with more partitions than this (counted before enumerating)
 LIMIT = 50_000
-#: the box optimum alone (not kept in the table cache) scores up to this
-#: many partitions when the compiled loops are available (about a second
-#: per 500,000: a full 16 x 16 machine up to k = 70); else LIMIT
-BOX_LIMIT = 1_000_000 if _scores_jit is not None else LIMIT
+#: nodes of the compiled branch-and-bound (:mod:`._boxsearch`) that
+#: box_optimum allows beyond LIMIT partitions (a full 16 x 16 machine needs
+#: at most about 220,000, a few seconds)
+SEARCH_NODES = 2_000_000
 
 
 def arrangement(parts, k: int) -> list[int]:
@@ -257,16 +260,20 @@ def _scored_partitions(k: int, max_part: int, max_parts: int):
 
 
 @lru_cache(maxsize=256)
-def _box_optimum(width: int, height: int, k: int, limit: int):
-    if partition_count(k, height, width) > limit:
-        return None
-    scored = _scored_partitions(k, height, width)
-    if scored is not None:
+def _box_optimum(width: int, height: int, k: int, limit: int, nodes: int):
+    if partition_count(k, height, width) <= min(limit, LIMIT):
+        scored = _scored_partitions(k, height, width)
         best, value = scored[0][0].astype(np.int64), float(scored[2][0])
-    else:  # a limit raised above LIMIT: score without keeping the table
+    elif partition_count(k, height, width) <= limit:  # a raised limit: score without keeping the table
         counts = _partition_counts(k, height, width)
         values = _scores(counts, k, width)[0]
         best, value = counts[int(np.argmin(values))], float(values.min())
+    elif nodes > 0 and SEARCH_AVAILABLE:
+        value, best, _ = search_box(width, height, k, node_limit=nodes)
+        if value is None:
+            return None
+    else:
+        return None
     parts = np.repeat(np.arange(1, height + 1), best)
     cols = arrangement(parts, k)
     rows = arrangement(_conjugate_ascending(best[None])[0], k)
@@ -277,12 +284,14 @@ def _box_optimum(width: int, height: int, k: int, limit: int):
     return value, shape
 
 
-def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT):
+def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT, nodes: int = SEARCH_NODES):
     """Least W of k cells of a full ``width x height`` box, with an optimal set.
 
     Returns ``(W, cells)`` (cells as an array of (x, y) offsets from the
-    corner of the box) or None when the box has more than ``limit``
-    partitions of k to score (see the module docstring).
+    corner of the box), or None when the box has more than ``limit``
+    partitions of k to score (see the module docstring) and the
+    branch-and-bound of :mod:`._boxsearch` (compiled, numba installed)
+    does not finish within ``nodes`` nodes (0: do not try it).
 
     Examples
     --------
@@ -297,7 +306,7 @@ def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT):
     if not 1 <= k <= width * height:
         raise ValueError(f"k must be between 1 and {width * height} for a {width} x {height} box, got {k}")
     # k cells use at most k columns and k rows: a wider box changes nothing
-    found = _box_optimum(min(width, k), min(height, k), k, int(limit))
+    found = _box_optimum(min(width, k), min(height, k), k, int(limit), int(nodes))
     return None if found is None else (found[0], found[1].copy())  # the cache keeps its own
 
 
@@ -344,4 +353,4 @@ def fit_in(points: np.ndarray, cells: np.ndarray):
     return None
 
 
-__all__ = ["LIMIT", "BOX_LIMIT", "arrangement", "box_optimum", "fit_in", "partition_count"]
+__all__ = ["LIMIT", "SEARCH_NODES", "arrangement", "box_optimum", "fit_in", "partition_count"]

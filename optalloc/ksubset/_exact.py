@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._bounds import axis_bound, box_start
-from ._box import BOX_LIMIT, LIMIT, fit_in
+from ._box import fit_in
 from ._common import (
     is_integral,
     make_result,
@@ -57,9 +57,10 @@ _SIMPLEX_UP_TO = 2048
 #: partition bound (measured: below 3 % most instances close within 2 s;
 #: above 10 % almost none does)
 _PROFILE_SLICES = ((0.03, 2.0), (0.08, 0.5))
-#: the box optimum scores up to BOX_LIMIT partitions (seconds) when the
-#: points fill this share of their rectangle and this much time is left
-_BOX_FILL, _BOX_SECONDS = 0.9, 10.0
+#: the box optimum runs its branch-and-bound (up to _BOX_NODES nodes, a few
+#: seconds) when the points fill this share of their rectangle and this
+#: many seconds are left
+_BOX_FILL, _BOX_SECONDS, _BOX_NODES = 0.9, 10.0, 400_000
 
 
 @dataclass
@@ -541,12 +542,13 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     extra = {"rounds": 0, "rows": 0, "fixed": 0, "phase": "bounds", "seeded_cuts": 0, "lp_solver": lp_solver}
     # the optimum of the bounding rectangle bounds every instance inside it;
     # when one of its optimal sets fits among the points, that set is optimal
-    # above LIMIT partitions the box optimum costs seconds: worth it only on
-    # a nearly full rectangle (where its optimal set may fit) with time to spare
+    # beyond the partition tables the box optimum is a branch-and-bound of
+    # up to seconds: worth it on a nearly full rectangle (where its optimal
+    # set may fit) with time to spare
     span = np.prod(pts.max(axis=0) - pts.min(axis=0) + 1)
     tl = time_left()
     roomy = n >= _BOX_FILL * span and (tl is None or tl > _BOX_SECONDS)
-    box = box_start(pts, k, BOX_LIMIT if roomy else LIMIT)
+    box = box_start(pts, k, _BOX_NODES if roomy else 0)
     if box is not None:
         lb = max(lb, box[0])
         fit = fit_in(pts, box[1])

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optalloc.ksubset import box_bound, box_optimum, brute, exact, town_bound, weight
+from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
+from optalloc.ksubset._boxsearch import search_box
 from optalloc.ksubset._box import (
-    BOX_LIMIT,
     LIMIT,
     _arrangement_costs,
     _ascending_parts,
@@ -106,18 +107,42 @@ def test_compiled_scores_equal_the_array_dp(k, height, width):
     assert np.array_equal(score_y, y) and np.array_equal(score, x + y)
 
 
-@pytest.mark.skipif(BOX_LIMIT == LIMIT, reason="numba is not installed: the box optimum stops at LIMIT partitions")
-def test_exact_proves_a_full_machine_above_the_table_limit():
-    # 75,482 partitions of 56 fit a 13 x 13 box: beyond the cached tables,
-    # within the compiled box optimum; the LP would stall on this machine
-    assert LIMIT < partition_count(56, 13, 13) <= BOX_LIMIT
-    pts = box(13, 13)
-    res = exact(pts, 56)
+needs_search = pytest.mark.skipif(not SEARCH_AVAILABLE, reason="numba is not installed: no compiled box search")
+
+
+@needs_search
+@pytest.mark.parametrize("width", range(1, 8))
+def test_box_search_equals_enumeration(width):
+    for height in range(1, 8):
+        for k in range(1, width * height + 1):
+            value, counts, _ = search_box(width, height, k)
+            assert value == box_optimum(width, height, k)[0], (width, height, k)
+            # the partition found fits the box and scores the value
+            assert counts @ np.arange(1, height + 1) == k and counts.sum() <= width
+            assert _scores(counts[None], k, width)[0][0] == value
+
+
+@needs_search
+def test_box_search_upper_and_node_limit():
+    value = box_optimum(13, 13, 56, limit=10**6)[0]  # 75,482 partitions, enumerated
+    assert search_box(13, 13, 56)[0] == value
+    assert search_box(13, 13, 56, upper=value)[0] is None  # nothing below the optimum
+    assert search_box(13, 13, 56, upper=value + 1)[0] == value
+    assert search_box(16, 16, 128, node_limit=100)[0] is None
+    assert box_optimum(16, 16, 128, nodes=0) is None  # over LIMIT and no search allowed
+
+
+@needs_search
+def test_exact_proves_a_full_machine_beyond_the_tables():
+    # 5.2 million partitions of 100 fit a 16 x 16 box: the branch-and-bound
+    # settles it (the LP stalls on the symmetric optima of an empty machine)
+    assert partition_count(100, 16, 16) > LIMIT
+    pts = box(16, 16)
+    res = exact(pts, 100)
     assert res.status == "optimal" and res.extra["phase"] == "box"
-    assert res.objective == box_optimum(13, 13, 56, limit=BOX_LIMIT)[0] == weight(res.points)
-    assert box_optimum(13, 13, 56) is None  # the default limit refuses it
-    # with little time left the box optimum keeps to the small tables
-    assert exact(pts, 56, time_limit=1).extra["phase"] != "box"
+    assert res.objective == box_optimum(16, 16, 100)[0] == weight(res.points)
+    # with little time left the search is not tried
+    assert exact(pts, 100, time_limit=1).extra["phase"] != "box"
 
 
 @settings(max_examples=60, deadline=None)
@@ -142,8 +167,10 @@ def test_box_bound_does_not_apply():
     assert box_bound([[0, 0], [0, 0], [1, 0], [1, 1]], 3) == 0.0  # repeated points
     assert box_bound([[0, 0.5], [1, 0], [1, 1], [2, 2]], 3) == 0.0  # not a lattice
     assert box_bound([[0, 0, 0], [1, 0, 0], [0, 1, 1]], 2) == 0.0  # 3D
-    assert box_bound(box(16, 16), 100) == 0.0  # too many partitions to score
-    assert box_optimum(16, 16, 100) is None
+    # 5.2 million partitions: beyond the tables; the compiled search (when
+    # numba is installed) finds the value that scoring all of them gives
+    assert box_bound(box(16, 16), 100) == (32332.0 if SEARCH_AVAILABLE else 0.0)
+    assert box_optimum(16, 16, 100, nodes=0) is None
 
 
 def test_box_optimum_errors():

@@ -1,0 +1,245 @@
+"""Branch-and-bound for the optimum of a full box, beyond enumeration.
+
+:mod:`._box` shows ``OPT(box, k) = min over lambda of arr(lambda) +
+arr(lambda')`` over the partitions lambda of k with parts <= b (the box
+height) and at most a parts (its width).  Enumeration stops at about a
+million partitions; a full 16 x 16 machine has 8.9 million at k = 128.
+This search builds lambda one part at a time, largest first, and prunes
+with two lower bounds that use everything the decided parts fix.
+
+Columns, arr(lambda).  Some optimal order of the parts is unimodal, so it
+is built from the largest part outwards: each new (smaller) part goes to
+the left or the right of the block, and the cut between them costs
+``f(u) = u (k - u)`` with u the points still to come on that side.  The
+state is u (the points still to come on the left); once the parts left to
+choose (r points) are reached, they form two outer blocks of u and r - u
+points, each made of parts no larger than the last one chosen, c: the two
+cuts next to the middle block cost f(u) + f(r - u), and a block of m
+points has at least ceil(m / c) - 1 inner cuts, the i-th from the inside
+with between m - i c and m - i points beyond it (f is concave: its least
+value on that range is at an end).
+
+Rows, arr(lambda').  With j parts chosen, the last being c, the row counts
+lambda'_s for s > c are known (they are < j) and the c others are each in
+[j, a].  In a unimodal order the known ones are outside and the unknown
+ones a middle block of M = k - (known sum) points.  The known ones are
+placed outside-in by the DP of :func:`._box._arrangement_costs` (state:
+points on the left, A); the middle block adds the cut at A + M and c - 1
+inner cuts, the i-th with between A + i j and A + M - (c - i) j points
+before it (and within a of the ends of that range, parts being <= a).
+
+Children are visited in order of their bound (best first), and a leaf
+(the parts sum to k) is scored exactly by the same two DPs.  The loops are
+compiled by numba when it is installed; without it the search is not
+offered (:data:`AVAILABLE`), as plain Python would be far slower than the
+enumeration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_BIG = np.int64(1) << 50
+
+
+def _cut_bounds(f, b, k):  # pragma: no cover - compiled by numba when installed
+    """B[c, m]: least cost of the inner cuts of an outer block of m points
+    made of parts <= c (see the module docstring)."""
+    B = np.zeros((b + 1, k + 1), dtype=np.int64)
+    for c in range(1, b + 1):
+        for m in range(k + 1):
+            total = 0
+            for i in range(1, (m + c - 1) // c):
+                lo = max(1, m - i * c)
+                total += min(f[lo], f[m - i])
+            B[c, m] = total
+    return B
+
+
+def _place_row(Y, t, v, f, nxt):  # pragma: no cover - compiled by numba when installed
+    """Place a part v at the left or the right end (outside-in DP over the
+    left sum, states 0..t valid); returns the new total t + v."""
+    for s in range(t + v + 1):
+        best = _BIG
+        if s <= t and Y[s] < _BIG:  # right end: t - s points beyond its outer cut
+            best = Y[s] + f[t - s]
+        if s >= v and Y[s - v] < _BIG:  # left end: s points before its inner cut
+            c = Y[s - v] + f[s]
+            if c < best:
+                best = c
+        nxt[s] = best
+    for s in range(t + v + 1):
+        Y[s] = nxt[s]
+    return t + v
+
+
+def _grow_columns(Xj, r, w, f, out):  # pragma: no cover - compiled by numba when installed
+    """Add part w outside the middle block: from u (points to come on the
+    left, r in all) to u - w (left) or u (right)."""
+    for u in range(r - w + 1):
+        best = _BIG
+        if Xj[u + w] < _BIG:
+            best = Xj[u + w] + f[u + w]
+        if Xj[u] < _BIG and Xj[u] + f[r - u] < best:
+            best = Xj[u] + f[r - u]
+        out[u] = best
+    for u in range(r - w + 1, len(out)):
+        out[u] = _BIG
+
+
+def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compiled by numba when installed
+    """Least arr(lambda) + arr(lambda') below ``upper`` over partitions of k
+    (parts <= b, at most a of them), best first by bound.  Writes the parts
+    of the best partition found into ``best_parts`` (descending, zero
+    padded); returns (value, nodes, complete): value = ``upper`` when none
+    is below it, complete False when ``node_limit`` stopped the search."""
+    K = k + 1
+    f = np.empty(K, dtype=np.int64)
+    for L in range(K):
+        f[L] = L * (k - L)
+    B = _cut_bounds(f, b, k)
+    depth = min(a, k) + 1
+    X = np.full((depth + 1, K), _BIG, dtype=np.int64)  # columns: by points to come on the left
+    Y = np.full((depth + 1, K), _BIG, dtype=np.int64)  # rows: by points on the left
+    tY = np.zeros(depth + 1, dtype=np.int64)  # row counts placed
+    S = np.zeros(depth + 1, dtype=np.int64)  # sum of the parts chosen
+    parts = np.zeros(depth + 1, dtype=np.int64)  # parts[j]: the j-th part (parts[0] = b, a cap)
+    cand = np.zeros((depth + 1, b + 1), dtype=np.int64)
+    ncand = np.zeros(depth + 1, dtype=np.int64)
+    pos = np.zeros(depth + 1, dtype=np.int64)
+    lbs = np.zeros(b + 1, dtype=np.int64)
+    cx = np.empty(K, dtype=np.int64)
+    cy = np.empty(K, dtype=np.int64)
+    leaf = np.empty(K, dtype=np.int64)
+    nxt = np.empty(K, dtype=np.int64)
+    best = upper
+    nodes = 0
+    complete = True
+    parts[0] = b
+    Y[0, 0] = 0
+    j = 0
+    expand = True
+    while True:
+        if expand:  # bound every child of the node at depth j
+            nodes += 1
+            if nodes > node_limit:
+                complete = False
+                break
+            r = k - S[j]
+            last = parts[j]
+            slots = a - j
+            t = tY[j]
+            for s in range(t + 1):
+                cy[s] = Y[j, s]
+            nc = 0
+            for w in range(last, 0, -1):
+                if w < last and j >= 1:  # one more row count equal to j is known
+                    t = _place_row(cy, t, j, f, nxt)
+                if w > r:
+                    continue
+                r2 = r - w
+                if r2 > (slots - 1) * w:  # the rest no longer fits in the parts left
+                    break
+                if j == 0:
+                    for u in range(K):
+                        cx[u] = 0 if u <= r2 else _BIG
+                else:
+                    _grow_columns(X[j], r, w, f, cx)
+                if r2 == 0:  # a partition: the last w row counts equal j + 1
+                    for s in range(t + 1):
+                        leaf[s] = cy[s]
+                    tt = t
+                    for _ in range(w):
+                        tt = _place_row(leaf, tt, j + 1, f, nxt)
+                    value = cx[0] + leaf[: tt + 1].min()
+                    if value < best:
+                        best = value
+                        best_parts[:] = 0
+                        best_parts[:j] = parts[1 : j + 1]
+                        best_parts[j] = w
+                    continue
+                lbx = _BIG
+                for u in range(r2 + 1):
+                    if cx[u] < _BIG:
+                        v = cx[u] + f[u] + f[r2 - u] + B[w, u] + B[w, r2 - u]
+                        lbx = min(lbx, v)
+                M = k - t  # the w unknown row counts, each in [j + 1, a]
+                lby = _BIG
+                for A in range(t + 1):
+                    if cy[A] >= _BIG:
+                        continue
+                    v = cy[A] + f[A + M]
+                    for i in range(1, w):
+                        lo = max(A + (j + 1) * i, A + M - a * (w - i))
+                        hi = min(A + M - (j + 1) * (w - i), A + a * i)
+                        v += min(f[lo], f[hi])
+                    lby = min(lby, v)
+                if lbx + lby < best:
+                    cand[j, nc] = w
+                    lbs[nc] = lbx + lby
+                    nc += 1
+            for p in range(1, nc):  # best bound first (insertion sort, few children)
+                cw, cl = cand[j, p], lbs[p]
+                q = p - 1
+                while q >= 0 and lbs[q] > cl:
+                    cand[j, q + 1] = cand[j, q]
+                    lbs[q + 1] = lbs[q]
+                    q -= 1
+                cand[j, q + 1] = cw
+                lbs[q + 1] = cl
+            ncand[j] = nc
+            pos[j] = 0
+            expand = False
+        if pos[j] >= ncand[j]:
+            if j == 0:
+                break
+            j -= 1
+            continue
+        w = cand[j, pos[j]]
+        pos[j] += 1
+        # (the bound is not stored: a child is entered even if best has
+        # improved since, and pruned among its own children)
+        r = k - S[j]
+        if j == 0:
+            for u in range(K):
+                X[1, u] = 0 if u <= r - w else _BIG
+        else:
+            _grow_columns(X[j], r, w, f, X[j + 1])
+        t = tY[j]
+        for s in range(K):
+            Y[j + 1, s] = Y[j, s]
+        if j >= 1:
+            for _ in range(parts[j] - w):
+                t = _place_row(Y[j + 1], t, j, f, nxt)
+        tY[j + 1] = t
+        S[j + 1] = S[j] + w
+        parts[j + 1] = w
+        j += 1
+        expand = True
+    return best, nodes, complete
+
+
+try:  # pragma: no cover - exercised when numba is installed
+    from numba import njit
+
+    _cut_bounds = njit(cache=True)(_cut_bounds)
+    _place_row = njit(cache=True)(_place_row)
+    _grow_columns = njit(cache=True)(_grow_columns)
+    _search = njit(cache=True)(_search)
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - exercised when it is not
+    AVAILABLE = False
+
+
+def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, upper: float | None = None):
+    """The box optimum by branch-and-bound: ``(W, counts, nodes)`` with
+    counts the multiplicity vector of an optimal partition (entry v - 1:
+    columns of height v), or ``(None, None, nodes)`` when ``node_limit``
+    nodes did not finish or no partition is below ``upper``."""
+    best_parts = np.zeros(min(width, k) + 2, dtype=np.int64)
+    cap = int(_BIG) if upper is None else int(np.floor(upper))
+    value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts)
+    if not complete or value >= cap:
+        return None, None, int(nodes)
+    counts = np.bincount(best_parts[best_parts > 0], minlength=height + 1)[1:]
+    return float(value), counts.astype(np.int64), int(nodes)
