@@ -175,6 +175,38 @@ def run_profiles(*, cases=PROFILE_CASES, limit: float = 60.0, progress=None) -> 
     return rows
 
 
+#: full boxes (width, height, k) beyond the 50,000-partition tables
+BOX_CASES = ((13, 13, 56), (16, 16, 64), (16, 16, 100))
+
+
+def run_box(*, cases=BOX_CASES, progress=None) -> list[BenchRow]:
+    """The optimum of a full box by the compiled branch-and-bound against
+    scoring every partition (the enumeration of ``box_optimum`` with its
+    limit raised), without the result caches.  Empty when numba is not
+    installed (the search needs it)."""
+    from .ksubset import _box
+    from .ksubset._boxsearch import AVAILABLE, search_box
+
+    if not AVAILABLE:
+        return []
+    search_box(3, 3, 4)  # compile (or load the compiled loops) outside the timing
+    rows = []
+    for width, height, k in cases:
+        inst = f"full {width}x{height} box, k={k} ({_box.partition_count(k, height, width):,} partitions)"
+        if progress:
+            progress(f"box optimum {inst}")
+        t0 = time.perf_counter()
+        value, _, nodes = search_box(width, height, k)
+        ours = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        counts = _box._partition_counts(k, height, width)
+        base_value = float(_box._scores(counts, k, width)[0].min())
+        base = time.perf_counter() - t0
+        rows.append(BenchRow(f"box search ({nodes:,} nodes)", inst, ours, "score every partition", base,
+                             value == base_value))
+    return rows
+
+
 def run_ptas(*, n: int = 10, k: int = 6, ms=(1, 2, 3), seed: int = 0, space_ms=(1, 2),
              progress=None) -> list[BenchRow]:
     """PTAS running time as m grows, against brute force on the same instance:

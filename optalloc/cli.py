@@ -228,6 +228,7 @@ def _cmd_bench(args) -> int:
                                 progress=progress)
         rows += bench.run_profiles(cases=((8, 8, 4, 32, 0, "any"),) if args.quick else bench.PROFILE_CASES,
                                    limit=args.limit or 60.0, progress=progress)
+        rows += bench.run_box(cases=((12, 12, 64),) if args.quick else bench.BOX_CASES, progress=progress)
         rows += bench.run_ptas(ms=(1, 2) if args.quick else (1, 2, 3), space_ms=(1,) if args.quick else (1, 2),
                                progress=progress)
     tables = []  # (rows, formatter, all good)

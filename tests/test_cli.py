@@ -11,6 +11,7 @@ import pytest
 
 from optalloc.cli import main
 from optalloc.ksubset import brute, weight
+from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 from optalloc.machine import read_mesh, read_points
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,8 +176,11 @@ def test_bench_exact_suite_quick(capsys):
     code, out, err = run(capsys, "bench", "--suite", "exact", "--quick", "--limit", 30, "--json")
     assert code == 0, err
     rows = json.loads(out)
-    assert [r["case"].split()[0] for r in rows] == ["exact", "exact", "ptas", "ptas", "ptas"]
+    box = ["box"] if SEARCH_AVAILABLE else []  # the box search row needs numba
+    assert [r["case"].split()[0] for r in rows] == ["exact", "exact", *box, "ptas", "ptas", "ptas"]
     assert rows[1]["baseline"] == "exact, profiles=False" and "4 busy" in rows[1]["instance"]
+    if box:
+        assert rows[2]["baseline"] == "score every partition" and "12x12 box, k=64" in rows[2]["instance"]
     assert "3x3x3" in rows[-1]["instance"]
     assert all(r["agree"] for r in rows)
 
