@@ -141,8 +141,7 @@ def _place(cost, nxt, t, w, k, big):  # pragma: no cover - compiled by numba whe
             best = cost[s] + (t - s) * (k - t + s)
         if s >= w and cost[s - w] < big:  # left end: s points before its inner cut
             c = cost[s - w] + s * (k - s)
-            if c < best:
-                best = c
+            best = min(best, c)
         nxt[s] = best
     for s in range(t + w + 1):
         cost[s] = nxt[s]
@@ -173,8 +172,7 @@ def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by n
                         t = _place(cost, nxt, t, v, k, big)
             best = cost[0]
             for s in range(1, t + 1):
-                if cost[s] < best:
-                    best = cost[s]
+                best = min(best, cost[s])
             total += best
             if side == 0:
                 score_y[r] = best

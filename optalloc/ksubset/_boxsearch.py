@@ -65,8 +65,7 @@ def _place_row(Y, t, v, f, nxt):  # pragma: no cover - compiled by numba when in
             best = Y[s] + f[t - s]
         if s >= v and Y[s - v] < _BIG:  # left end: s points before its inner cut
             c = Y[s - v] + f[s]
-            if c < best:
-                best = c
+            best = min(best, c)
         nxt[s] = best
     for s in range(t + v + 1):
         Y[s] = nxt[s]

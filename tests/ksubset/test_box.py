@@ -11,8 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optalloc.ksubset import box_bound, box_optimum, brute, exact, town_bound, weight
-from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
-from optalloc.ksubset._boxsearch import search_box
 from optalloc.ksubset._box import (
     LIMIT,
     _arrangement_costs,
@@ -25,6 +23,8 @@ from optalloc.ksubset._box import (
     fit_in,
     partition_count,
 )
+from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
+from optalloc.ksubset._boxsearch import search_box
 
 
 def box(width, height):
