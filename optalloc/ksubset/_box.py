@@ -28,9 +28,11 @@ exchange of two adjacent parts changes one cut only, so some optimal order
 is unimodal (ascending, then descending); ``arr`` is a dynamic programme
 over the parts in ascending order, each put at the left or the right end
 of what remains, with the left sum as state.  The partitions are
-enumerated and scored in batches (numpy); the count of partitions is the
-Gaussian binomial coefficient, and boxes with more than ``limit`` of them
-are refused (returning None).
+enumerated and scored (compiled loops with numba, else numpy batches); the
+count of partitions is the Gaussian binomial coefficient.  Beyond ``limit``
+of them (50,000 by default) the branch-and-bound of :mod:`._boxsearch`
+takes over, compiled by numba; without numba, or when it does not finish
+within its nodes, the box is refused (None).
 
 Any k lattice points inside an ``a x b`` box, whatever the free set, cost
 at least this optimum, so it is a lower bound for every instance whose

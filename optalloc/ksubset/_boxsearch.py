@@ -2,8 +2,8 @@
 
 :mod:`._box` shows ``OPT(box, k) = min over lambda of arr(lambda) +
 arr(lambda')`` over the partitions lambda of k with parts <= b (the box
-height) and at most a parts (its width).  Enumeration stops at about a
-million partitions; a full 16 x 16 machine has 8.9 million at k = 128.
+height) and at most a parts (its width).  Its tables stop at 50,000
+partitions; a full 16 x 16 machine has 8.9 million at k = 128.
 This search builds lambda one part at a time, largest first, and prunes
 with two lower bounds that use everything the decided parts fix.
 
@@ -103,7 +103,8 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
     tY = np.zeros(depth + 1, dtype=np.int64)  # row counts placed
     S = np.zeros(depth + 1, dtype=np.int64)  # sum of the parts chosen
     parts = np.zeros(depth + 1, dtype=np.int64)  # parts[j]: the j-th part (parts[0] = b, a cap)
-    cand = np.zeros((depth + 1, b + 1), dtype=np.int64)
+    cand = np.zeros((depth + 1, b + 1), dtype=np.int64)  # children by bound
+    clb = np.zeros((depth + 1, b + 1), dtype=np.int64)  # and their bounds
     ncand = np.zeros(depth + 1, dtype=np.int64)
     pos = np.zeros(depth + 1, dtype=np.int64)
     lbs = np.zeros(b + 1, dtype=np.int64)
@@ -187,17 +188,18 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
                 cand[j, q + 1] = cw
                 lbs[q + 1] = cl
             ncand[j] = nc
+            clb[j, :nc] = lbs[:nc]
             pos[j] = 0
             expand = False
-        if pos[j] >= ncand[j]:
+        # the children in order of bound: once one cannot beat the best set
+        # found since they were bounded, none of the others can
+        if pos[j] >= ncand[j] or clb[j, pos[j]] >= best:
             if j == 0:
                 break
             j -= 1
             continue
         w = cand[j, pos[j]]
         pos[j] += 1
-        # (the bound is not stored: a child is entered even if best has
-        # improved since, and pruned among its own children)
         r = k - S[j]
         if j == 0:
             for u in range(K):
@@ -236,7 +238,8 @@ def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, 
     columns of height v), or ``(None, None, nodes)`` when ``node_limit``
     nodes did not finish or no partition is below ``upper``."""
     best_parts = np.zeros(min(width, k) + 2, dtype=np.int64)
-    cap = int(_BIG) if upper is None else int(np.floor(upper))
+    # W is an integer: below upper means below its ceiling
+    cap = int(_BIG) if upper is None or not upper < _BIG else int(np.ceil(upper))
     value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts)
     if not complete or value >= cap:
         return None, None, int(nodes)

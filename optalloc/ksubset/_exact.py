@@ -545,7 +545,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     # beyond the partition tables the box optimum is a branch-and-bound of
     # up to seconds: worth it on a nearly full rectangle (where its optimal
     # set may fit) with time to spare
-    span = np.prod(pts.max(axis=0) - pts.min(axis=0) + 1)
+    span = np.prod((pts.max(axis=0) - pts.min(axis=0) + 1).astype(float))
     tl = time_left()
     roomy = n >= _BOX_FILL * span and (tl is None or tl > _BOX_SECONDS)
     box = box_start(pts, k, _BOX_NODES if roomy else 0)

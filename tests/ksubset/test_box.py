@@ -128,6 +128,8 @@ def test_box_search_upper_and_node_limit():
     assert search_box(13, 13, 56)[0] == value
     assert search_box(13, 13, 56, upper=value)[0] is None  # nothing below the optimum
     assert search_box(13, 13, 56, upper=value + 1)[0] == value
+    assert search_box(13, 13, 56, upper=value + 0.5)[0] == value  # W is an integer below it
+    assert search_box(13, 13, 56, upper=float("inf"))[0] == value
     assert search_box(16, 16, 128, node_limit=100)[0] is None
     assert box_optimum(16, 16, 128, nodes=0) is None  # over LIMIT and no search allowed
 
