@@ -194,7 +194,7 @@ except ImportError:  # pragma: no cover - exercised when it is not
 LIMIT = 50_000
 #: nodes of the compiled branch-and-bound (:mod:`._boxsearch`) that
 #: box_optimum allows beyond LIMIT partitions (a full 16 x 16 machine needs
-#: at most 347,487, at k = 159: a few seconds)
+#: at most 347,441, at k = 159: a few seconds)
 SEARCH_NODES = 2_000_000
 
 
