@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from optalloc.ksubset import box_bound, box_optimum, brute, exact, town_bound, weight
@@ -120,6 +120,15 @@ def test_box_search_equals_enumeration(width):
             # the partition found fits the box and scores the value
             assert counts @ np.arange(1, height + 1) == k and counts.sum() <= width
             assert _scores(counts[None], k, width)[0][0] == value
+
+
+@needs_search
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 16), st.integers(1, 16), st.data())
+def test_box_search_equals_the_tables_on_larger_boxes(width, height, data):
+    k = data.draw(st.integers(1, width * height))
+    assume(partition_count(k, height, width) <= LIMIT)  # the table is the reference
+    assert search_box(width, height, k)[0] == box_optimum(width, height, k)[0]
 
 
 @needs_search
