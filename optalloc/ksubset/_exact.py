@@ -7,8 +7,10 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
 1. screening: k = n, k <= 2 (MM is exact), k = 3 (:func:`k3`), one
    dimension (:func:`line`), tiny instances (:func:`brute`); otherwise an
    incumbent from MM+Inc and Gen-Alg and the cheap bounds, among them the
-   optimum of the full bounding rectangle (:func:`box_optimum`), which
-   proves its own optimal set when that set fits among the points;
+   optimum of the full bounding rectangle (:func:`box_optimum`; beyond its
+   partition tables by a compiled branch-and-bound, on nearly full
+   rectangles with time to spare), which proves its own optimal set when
+   that set fits among the points;
 2. in the plane, when the free set nearly fills its rectangle (the
    partition bound within a few percent of the incumbent), a short
    :func:`profile_search` over column and row profiles, which proves such
