@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._box import SEARCH_NODES, box_optimum
+from ._box import box_optimum
 from ._common import (
     distance_dtype,
     distinct_lattice,
@@ -118,7 +118,12 @@ def town_bound(points, k) -> float:
     return float(table[k - 1])
 
 
-def box_start(points: np.ndarray, k: int, nodes: int = SEARCH_NODES):
+#: nodes of the box branch-and-bound that the cheap box bound allows (a
+#: fraction of a second; exact allows more)
+BOUND_NODES = 50_000
+
+
+def box_start(points: np.ndarray, k: int, nodes: int = BOUND_NODES):
     """``(W, cells)`` of :func:`box_optimum` for the bounding rectangle of
     the points (cells relative to its corner); None when it does not apply
     (not distinct 2D lattice points, or neither the partition table nor
@@ -133,8 +138,8 @@ def box_bound(points, k) -> float:
     """The optimum of k cells of the full rectangle spanned by the points,
     for distinct 2D lattice points; 0 otherwise, and when the rectangle
     has more than 50,000 partitions of k to score and the compiled
-    branch-and-bound (numba installed) does not finish (see
-    :func:`box_optimum`).
+    branch-and-bound (numba installed) does not finish within 50,000 nodes
+    (a fraction of a second; see :func:`box_optimum`).
 
     Examples
     --------

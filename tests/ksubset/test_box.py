@@ -178,10 +178,14 @@ def test_box_bound_does_not_apply():
     assert box_bound([[0, 0], [0, 0], [1, 0], [1, 1]], 3) == 0.0  # repeated points
     assert box_bound([[0, 0.5], [1, 0], [1, 1], [2, 2]], 3) == 0.0  # not a lattice
     assert box_bound([[0, 0, 0], [1, 0, 0], [0, 1, 1]], 2) == 0.0  # 3D
-    # 5.2 million partitions: beyond the tables; the compiled search (when
-    # numba is installed) finds the value that scoring all of them gives
-    assert box_bound(box(16, 16), 100) == (32332.0 if SEARCH_AVAILABLE else 0.0)
+    # 487,842 partitions: beyond the tables; the compiled search (when numba
+    # is installed) finds the value that scoring all of them gives (about
+    # 4,600 nodes, within the cheap bound's 50,000)
+    assert box_bound(box(16, 16), 64) == (10556.0 if SEARCH_AVAILABLE else 0.0)
     assert box_optimum(16, 16, 100, nodes=0) is None
+    if SEARCH_AVAILABLE:  # 202,142 nodes: too many for the cheap bound
+        # (60002 is also what scoring all 8.9 million partitions gives, in 51 s)
+        assert box_bound(box(16, 16), 128) == 0.0 and box_optimum(16, 16, 128)[0] == 60002.0
 
 
 def test_box_optimum_errors():
