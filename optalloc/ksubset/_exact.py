@@ -59,10 +59,10 @@ _SIMPLEX_UP_TO = 2048
 #: partition bound (measured: below 3 % most instances close within 2 s;
 #: above 10 % almost none does)
 _PROFILE_SLICES = ((0.03, 2.0), (0.08, 0.5))
-#: the box optimum runs its branch-and-bound (up to _BOX_NODES nodes, a few
-#: seconds) when the points fill this share of their rectangle and this
-#: many seconds are left
-_BOX_FILL, _BOX_SECONDS, _BOX_NODES = 0.9, 10.0, 400_000
+#: the box optimum runs its branch-and-bound when the points fill this share
+#: of their rectangle: up to _BOX_NODES nodes (a few seconds), and with a
+#: time limit at most this many per second left (a node costs 10-25 us)
+_BOX_FILL, _BOX_NODES, _BOX_NODES_PER_SECOND = 0.9, 400_000, 40_000
 
 
 @dataclass
@@ -546,11 +546,11 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     # when one of its optimal sets fits among the points, that set is optimal
     # beyond the partition tables the box optimum is a branch-and-bound of
     # up to seconds: worth it on a nearly full rectangle (where its optimal
-    # set may fit) with time to spare
+    # set may fit), within the time left
     span = np.prod((pts.max(axis=0) - pts.min(axis=0) + 1).astype(float))
     tl = time_left()
-    roomy = n >= _BOX_FILL * span and (tl is None or tl > _BOX_SECONDS)
-    box = box_start(pts, k, _BOX_NODES if roomy else 0)
+    nodes = _BOX_NODES if tl is None else int(min(_BOX_NODES, _BOX_NODES_PER_SECOND * max(tl, 0.0)))
+    box = box_start(pts, k, nodes if n >= _BOX_FILL * span else 0)
     if box is not None:
         lb = max(lb, box[0])
         fit = fit_in(pts, box[1])

@@ -152,8 +152,9 @@ def test_exact_proves_a_full_machine_beyond_the_tables():
     res = exact(pts, 100)
     assert res.status == "optimal" and res.extra["phase"] == "box"
     assert res.objective == box_optimum(16, 16, 100)[0] == weight(res.points)
-    # with little time left the search is not tried
-    assert exact(pts, 100, time_limit=1).extra["phase"] != "box"
+    # a time limit caps the nodes (40,000 a second): 0.5 s is too little here
+    assert exact(pts, 100, time_limit=0.5).extra["phase"] != "box"
+    assert exact(pts, 64, time_limit=2).extra["phase"] == "box"  # about 4,600 nodes
 
 
 @settings(max_examples=60, deadline=None)
