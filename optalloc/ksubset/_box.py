@@ -48,7 +48,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._boxsearch import AVAILABLE as SEARCH_AVAILABLE
-from ._boxsearch import search_box
+from ._boxsearch import _place_row, search_box
 
 _CHUNK = 8192
 
@@ -133,28 +133,12 @@ def _arrangement_costs(parts: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _place(cost, nxt, t, w, k, big):  # pragma: no cover - compiled by numba when installed
-    """One step of the DP of :func:`_arrangement_costs` in plain loops: put
-    part w at the left or the right end; states 0..t (t the sum placed so
-    far), a left sum no subset reaches stays at ``big``.  Returns t + w."""
-    for s in range(t + w + 1):
-        best = big
-        if s <= t and cost[s] < big:  # right end: t - s points beyond its outer cut
-            best = cost[s] + (t - s) * (k - t + s)
-        if s >= w and cost[s - w] < big:  # left end: s points before its inner cut
-            c = cost[s - w] + s * (k - s)
-            best = min(best, c)
-        nxt[s] = best
-    for s in range(t + w + 1):
-        cost[s] = nxt[s]
-    return t + w
-
-
 def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by numba when installed
     """:func:`_scores` one partition at a time (multiplicity vectors in,
-    arr(lambda) + arr(lambda') and arr(lambda') out), compiled."""
+    arr(lambda) + arr(lambda') and arr(lambda') out), compiled; each part is
+    placed by the step of the box search, :func:`._boxsearch._place_row`."""
     n_sets, max_part = counts.shape
-    big = np.int64(1) << 50
+    f = np.arange(k + 1) * (k - np.arange(k + 1))
     cost = np.empty(k + 1, dtype=np.int64)
     nxt = np.empty(k + 1, dtype=np.int64)
     for r in range(n_sets):
@@ -167,11 +151,11 @@ def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by n
                 for v in range(max_part, 0, -1):
                     run += counts[r, v - 1]
                     if run > 0:
-                        t = _place(cost, nxt, t, run, k, big)
+                        t = _place_row(cost, t, run, f, nxt)
             else:  # the parts, ascending
                 for v in range(1, max_part + 1):
                     for _ in range(counts[r, v - 1]):
-                        t = _place(cost, nxt, t, v, k, big)
+                        t = _place_row(cost, t, v, f, nxt)
             best = cost[0]
             for s in range(1, t + 1):
                 best = min(best, cost[s])
@@ -184,7 +168,6 @@ def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by n
 try:  # pragma: no cover - exercised when numba is installed
     from numba import njit
 
-    _place = njit(cache=True)(_place)
     _scores_jit = njit(cache=True)(_scores_loop)
 except ImportError:  # pragma: no cover - exercised when it is not
     _scores_jit = None
@@ -261,10 +244,11 @@ def _scored_partitions(k: int, max_part: int, max_parts: int):
 
 @lru_cache(maxsize=256)
 def _box_optimum(width: int, height: int, k: int, limit: int, nodes: int):
-    if partition_count(k, height, width) <= min(limit, LIMIT):
+    count = partition_count(k, height, width)
+    if count <= min(limit, LIMIT):
         scored = _scored_partitions(k, height, width)
         best, value = scored[0][0].astype(np.int64), float(scored[2][0])
-    elif partition_count(k, height, width) <= limit:  # a raised limit: score without keeping the table
+    elif count <= limit:  # a raised limit: score without keeping the table
         counts = _partition_counts(k, height, width)
         values = _scores(counts, k, width)[0]
         best, value = counts[int(np.argmin(values))], float(values.min())
