@@ -48,7 +48,9 @@ from ._common import (
 )
 from ._line import line
 from ._median import gen_alg, mm, mm_inc, swap_descent
-from ._profile import profile_bound, profile_search
+from ._profile import _bound as _profile_bound
+from ._profile import _search as _profile_search
+from ._profile import _setup as _profile_setup
 from ._small import brute, k3
 
 FORMULATIONS = ("auto", "pairwise", "glover", "axis", "qp")
@@ -559,7 +561,8 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
             return make_result(pts, fit, method="exact", start=start, bound=box[0], status="optimal",
                                message="an optimal set of the bounding rectangle fits among the points",
                                extra=extra, exact=True)
-    prof = profile_bound(pts, k)  # None unless distinct 2D lattice points
+    grid = _profile_setup(pts, k)  # None unless distinct 2D lattice points
+    prof = _profile_bound(grid)
     if prof is not None:
         lb = max(lb, prof)
     if closed(lb, ub):
@@ -572,7 +575,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
             budget = min(budget, time_left() / 2)
         if budget > 0:
             t0 = time.perf_counter()
-            value, idx, lower = profile_search(pts, k, ub, node_limit=10**8, time_limit=budget)
+            value, idx, lower = _profile_search(grid, k, ub, 10**8, budget)
             extra["profile_seconds"] = time.perf_counter() - t0
             if value is not None:
                 inc_idx, ub = idx, value

@@ -122,7 +122,11 @@ def profile_bound(points: np.ndarray, k: int):
     """The least partition score of the points (a lower bound on their
     optimum, at least the box bound of their bounding rectangle), or None
     when :func:`profile_search` does not apply."""
-    setup = _setup(points, k)
+    return _bound(_setup(points, k))
+
+
+def _bound(setup):
+    """:func:`profile_bound` of a :func:`_setup` result."""
     return None if setup is None else float(np.ceil(setup[8][0]))
 
 
@@ -144,7 +148,6 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
     setup = _setup(points, k)
     if setup is None:
         return None
-    k = int(k)
     upper = float(upper)
     if math.isnan(upper):
         raise ValueError("`upper` must be a number, got nan")
@@ -152,6 +155,11 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
     if node_limit < 1:
         raise ValueError(f"`node_limit` must be at least 1, got {node_limit}")
     time_limit = validate_positive(time_limit, "time_limit")
+    return _search(setup, int(k), upper, node_limit, time_limit)
+
+
+def _search(setup, k, upper, node_limit, time_limit):
+    """:func:`profile_search` on the grid of :func:`_setup` (checked input)."""
     xs, xi, ys, yi, free, capx, max_part, counts, score, score_y = setup
     p, q = free.shape
     gx, gy = np.diff(xs), np.diff(ys)
@@ -170,6 +178,8 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
 
     capx_l, gx_l, gy_l, cut_l = capx.tolist(), gx.tolist(), gy.tolist(), cut.tolist()
     tail_x_l = tail_x.tolist()
+    col_free = free.T.astype(np.int64)  # col_free[i]: free cells of row i, by column
+    total = free.sum(axis=1)
 
     def rows_for(c, wx, conj_prefix):
         """Row profiles for the column profile c (costing wx), majorised by
@@ -182,9 +192,7 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
         # Hall's condition for the rows done and for the rows left: the
         # points of a set of rows R are at most sum_j min(c_j, free cells
         # of column j in R)
-        col_free = free.T.astype(np.int64)  # col_free[i]: free cells of row i, by column
         seen = np.zeros(p, dtype=np.int64)
-        total = free.sum(axis=1)
 
         def dfs(i, left, cost):
             tick()
