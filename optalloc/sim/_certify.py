@@ -238,7 +238,11 @@ class Certification:
     cache_hits : int
         Decisions answered from the exact solver's cache.
     exact_seconds, compare_seconds, wall_time : float
-        Time in the exact solver, in the other allocators, and in all.
+        Time in the exact solver, in the other allocators, and in all
+        (this run only: decisions read back from a resumed file add none).
+    resumed : int
+        Decisions whose bounds were read back from the file of an earlier
+        run (``certify(..., resume=True)``) instead of being solved.
     """
 
     rows: tuple
@@ -251,6 +255,7 @@ class Certification:
     exact_seconds: float = 0.0
     compare_seconds: float = 0.0
     wall_time: float = field(default=0.0, compare=False)
+    resumed: int = 0
 
     # ------------------------------------------------------------ access
 
@@ -368,7 +373,8 @@ class Certification:
         n = len(self.rows)
         if self.exact:
             lines.append(f"exact optimum: {self.n_proven}/{n} decisions proven, {self.cache_hits} cache hits, "
-                         f"{self.exact_seconds:.2f} s")
+                         f"{self.exact_seconds:.2f} s" + (f" ({self.resumed} read back from the resumed file)"
+                                                         if self.resumed else ""))
         else:
             lines.append(f"cheap bounds only: {self.n_proven}/{n} decisions proven")
         lines.append(f"total time: {self.wall_time:.2f} s on {self.simulation.machine}, "
@@ -377,19 +383,14 @@ class Certification:
 
     def row_dict(self, r: DecisionRow) -> dict:
         """Plain-Python view of one decision."""
-        ratios = r.ratios()
-        return {"index": r.index, "job_id": r.job_id, "time": r.time, "k": r.k, "n_free": r.n_free,
-                "lower": r.lower, "upper": r.upper, "status": r.status, "best": list(r.best(self.names)),
-                "cached": r.cached, "exact_seconds": r.exact_seconds,
-                "W": dict(zip(self.names, r.W)),
-                "ratio": {n: [_num(lo), _num(hi)] for n, (lo, hi) in zip(self.names, ratios)}}
+        return _row_dict(r, self.names)
 
     def to_dict(self) -> dict:
         """Everything but the rows, JSON-ready."""
         return {"driver": self.driver, "allocators": list(self.names), "machine": self.simulation.machine,
                 "scheduler": self.simulation.scheduler, "decisions": len(self.rows),
                 "proven": self.n_proven, "exact": self.exact, "time_limit": self.time_limit,
-                "cache_hits": self.cache_hits, "exact_seconds": self.exact_seconds,
+                "cache_hits": self.cache_hits, "resumed": self.resumed, "exact_seconds": self.exact_seconds,
                 "compare_seconds": self.compare_seconds, "wall_time": self.wall_time,
                 "summary": [{k: _num(v) if isinstance(v, float) else v for k, v in s.to_dict().items()}
                             for s in self.summary()],
@@ -402,29 +403,152 @@ class Certification:
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        head = ["index", "job_id", "time", "k", "n_free", "lower", "upper", "status", "best", "cached",
-                "exact_seconds"]
-        for n in self.names:
-            head += [f"W[{n}]", f"ratio_low[{n}]", f"ratio_high[{n}]"]
-        with _open_new(path, overwrite) as fh:
-            w = csv.writer(fh)
-            w.writerow(head)
+        with _RowFile(path, self.names, overwrite=overwrite) as out:
             for r in self.rows:
-                row = [r.index, r.job_id, r.time, r.k, r.n_free, r.lower, r.upper, r.status,
-                       " ".join(r.best(self.names)), int(r.cached), f"{r.exact_seconds:.6f}"]
-                for wv, (lo, hi) in zip(r.W, r.ratios()):
-                    row += [wv, lo, hi]
-                w.writerow(row)
+                out.write(r)
 
     def to_jsonl(self, path, *, overwrite=False) -> None:
         """One JSON object per decision, then ``{"summary": ...}``.
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        with _open_new(path, overwrite) as fh:
+        with _RowFile(path, self.names, overwrite=overwrite, kind="jsonl") as out:
             for r in self.rows:
-                fh.write(json.dumps(self.row_dict(r)) + "\n")
-            fh.write(json.dumps({"summary": self.to_dict()}) + "\n")
+                out.write(r)
+            out.finish(self)
+
+
+def _csv_head(names) -> list[str]:
+    head = ["index", "job_id", "time", "k", "n_free", "lower", "upper", "status", "best", "cached",
+            "exact_seconds"]
+    for n in names:
+        head += [f"W[{n}]", f"ratio_low[{n}]", f"ratio_high[{n}]"]
+    return head
+
+
+def _row_dict(r: DecisionRow, names) -> dict:
+    return {"index": r.index, "job_id": r.job_id, "time": r.time, "k": r.k, "n_free": r.n_free,
+            "lower": r.lower, "upper": r.upper, "status": r.status, "best": list(r.best(names)),
+            "cached": r.cached, "exact_seconds": r.exact_seconds, "W": dict(zip(names, r.W)),
+            "ratio": {n: [_num(lo), _num(hi)] for n, (lo, hi) in zip(names, r.ratios())}}
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """What a decision row written earlier says (read back to resume a run)."""
+
+    k: int
+    n_free: int
+    W: tuple
+    lower: float
+    upper: float
+    status: str
+    exact_seconds: float
+    cached: bool
+
+
+class _RowFile:
+    """Decision rows written one by one (``.csv``, or ``.jsonl``/``.json``) and
+    flushed, so that a run cut short keeps what it certified.
+
+    With ``resume`` an existing file is read back (:attr:`stored`, by
+    decision index) and continued: anything after its last complete row
+    (a line cut by the interruption, the summary of a finished run) is
+    dropped, and new rows are appended.
+    """
+
+    def __init__(self, path, names, *, overwrite=False, resume=False, kind=None):
+        self.path, self.names = os.fspath(path), tuple(names)
+        if kind is None:
+            kind = "csv" if self.path.lower().endswith(".csv") else "jsonl"
+        self.kind = kind
+        self.stored: dict[int, _Stored] = {}
+        if resume and overwrite:
+            raise ValueError("`resume` continues the file and `overwrite` replaces it: pass one of them")
+        if resume and os.path.exists(self.path):
+            keep = self._read_back()
+            self.fh = open(self.path, "r+", encoding="utf-8", newline="")
+            self.fh.truncate(keep)
+            self.fh.seek(keep)
+        else:
+            self.fh = _open_new(self.path, overwrite)
+        self.csv = csv.writer(self.fh) if kind == "csv" else None
+        if self.csv is not None and not self.stored and self.fh.tell() == 0:
+            self.csv.writerow(_csv_head(self.names))
+            self.fh.flush()
+
+    def _read_back(self) -> int:
+        """Parse the rows of the file; return the byte length of the part to keep."""
+        with open(self.path, "rb") as fh:
+            data = fh.read()
+        keep, lines = 0, []
+        for line in data.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break  # cut by the interruption
+            lines.append(line.decode("utf-8"))
+            keep += len(line)
+        what = f"cannot resume {self.path}"
+        if self.kind == "csv":
+            if not lines:
+                return 0
+            rows = list(csv.reader(lines))
+            if rows[0] != _csv_head(self.names):
+                raise ValueError(f"{what}: its columns are not those of this run (other allocators?)")
+            for cells in rows[1:]:
+                rec = dict(zip(rows[0], cells))
+                try:
+                    self.stored[int(rec["index"])] = _Stored(
+                        int(rec["k"]), int(rec["n_free"]), tuple(float(rec[f"W[{n}]"]) for n in self.names),
+                        float(rec["lower"]), float(rec["upper"]), rec["status"], float(rec["exact_seconds"]),
+                        bool(int(rec["cached"])))
+                except (KeyError, ValueError):
+                    raise ValueError(f"{what}: a row is not a decision row: {cells!r}") from None
+            return keep
+        keep = 0
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                raise ValueError(f"{what}: not a JSON line: {line[:60]!r}") from None
+            if "summary" in rec:
+                break  # a finished run: its summary is written again at the end
+            try:
+                if list(rec["W"]) != list(self.names):
+                    raise ValueError(f"{what}: its allocators are not those of this run")
+                self.stored[int(rec["index"])] = _Stored(
+                    int(rec["k"]), int(rec["n_free"]), tuple(float(rec["W"][n]) for n in self.names),
+                    float(rec["lower"]), float(rec["upper"]), rec["status"], float(rec["exact_seconds"]),
+                    bool(rec["cached"]))
+            except (KeyError, TypeError):
+                raise ValueError(f"{what}: a line is not a decision row: {line[:60]!r}") from None
+            keep += len(line.encode("utf-8"))
+        return keep
+
+    def write(self, r: DecisionRow) -> None:
+        if r.index in self.stored:
+            return
+        if self.csv is not None:
+            row = [r.index, r.job_id, r.time, r.k, r.n_free, r.lower, r.upper, r.status,
+                   " ".join(r.best(self.names)), int(r.cached), f"{r.exact_seconds:.6f}"]
+            for wv, (lo, hi) in zip(r.W, r.ratios()):
+                row += [wv, lo, hi]
+            self.csv.writerow(row)
+        else:
+            self.fh.write(json.dumps(_row_dict(r, self.names)) + "\n")
+        self.fh.flush()
+
+    def finish(self, cert) -> None:
+        if self.csv is None:
+            self.fh.write(json.dumps({"summary": cert.to_dict()}) + "\n")
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def _prepare(spec, cache):
@@ -438,7 +562,8 @@ def _prepare(spec, cache):
 
 
 def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, exact=True, time_limit=None,
-            scheduler="easy", kill_at_estimate=True, progress=False, cache=True) -> Certification:
+            scheduler="easy", kill_at_estimate=True, progress=False, cache=True, out=None, overwrite=False,
+            resume=False) -> Certification:
     """Run a trace with one allocator and certify every allocator on its decisions.
 
     Situation/decision mode of Bender et al. (2005, sec. 5, Table 1): the
@@ -474,6 +599,19 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
         repeated states, carried cuts) and let the k-subset allocators reuse
         their decisions on repeated states.  False solves everything afresh
         (same W and optima, more time).
+    out : str or path, optional
+        Write each decision row to this file as soon as it is certified
+        (``.csv``, or JSON lines for ``.jsonl``/``.json``, the latter
+        followed by the summary), so a long run that is stopped keeps what
+        it did.  An existing file is never replaced unless ``overwrite``.
+    overwrite : bool
+        Replace an existing ``out``.
+    resume : bool
+        Continue an existing ``out`` written by an earlier run of the same
+        trace, machine and allocators: its decisions are not solved again
+        (their bounds are read back; the allocators are rerun, cheaply,
+        and must give the W the file holds) and the new rows are appended.
+        A missing file is started afresh.
 
     Returns
     -------
@@ -483,7 +621,10 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
     ------
     ValueError
         Bad arguments (unknown allocator, torus, duplicate names, bad time
-        limit), as well as those of :func:`simulate`.
+        limit), a resumed file of another run, as well as those of
+        :func:`simulate`.
+    FileExistsError
+        ``out`` exists and neither ``overwrite`` nor ``resume`` is given.
 
     Notes
     -----
@@ -543,6 +684,25 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
         others.insert(0, (drv_name, None))
     names = tuple(n for n, _ in others)
 
+    if resume and out is None:
+        raise ValueError("`resume` needs the file to continue: pass `out`")
+    if out is not None:
+        if os.path.splitext(os.fspath(out))[1].lower() not in (".csv", ".jsonl", ".json"):
+            raise ValueError(f"`out` must end in .csv, .jsonl or .json, got {os.fspath(out)!r}")
+        writer = _RowFile(out, names, overwrite=overwrite, resume=resume)
+    else:
+        writer = None
+    try:
+        return _certify(trace, machine, drv, drv_name, others, names, exact, time_limit, scheduler,
+                        kill_at_estimate, progress, cache, writer, wall0)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _certify(trace, machine, drv, drv_name, others, names, exact, time_limit, scheduler, kill_at_estimate,
+             progress, cache, writer, wall0):
+    stored = writer.stored if writer is not None else {}
     session = ksubset.ExactSession() if cache and exact else None
     shadow = machine.copy_empty()
     rows: list[DecisionRow] = []
@@ -573,7 +733,14 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
         clock["compare"] += t1 - t0
         upper = min(ws)
         cached = False
-        if exact:
+        old = stored.get(d.index)
+        if old is not None:
+            if (old.k, old.n_free) != (k, len(pts)) or not np.allclose(old.W, ws, rtol=TOL, atol=0):
+                raise ValueError(f"cannot resume {writer.path}: decision {d.index} differs from this run "
+                                 f"(k {old.k} vs {k}, W {list(old.W)} vs {ws}); another trace, machine or "
+                                 "allocator options?")
+            lower, upper, status, cached = old.lower, old.upper, old.status, old.cached
+        elif exact:
             res = ksubset.exact(pts, k, time_limit=time_limit, warm_start=session)
             cached = res.extra.get("phase") == "cache"
             if res.status == "optimal":
@@ -591,13 +758,19 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
                 status = "optimal"
         t2 = _time.perf_counter()
         clock["exact"] += t2 - t1
+        seconds = old.exact_seconds if old is not None else t2 - t1 if exact else 0.0
         rows.append(DecisionRow(d.index, d.job.job_id, float(d.time), k, len(pts), tuple(ws), tuple(gs),
-                                float(lower), float(upper), status, t2 - t1 if exact else 0.0, cached))
+                                float(lower), float(upper), status, seconds, cached))
+        if writer is not None:
+            writer.write(rows[-1])
         if progress is not None:
             progress(len(rows), total)
 
     sim = simulate(trace, machine, scheduler=scheduler, allocator=drv, kill_at_estimate=kill_at_estimate,
                    on_decision=on_decision)
-    return Certification(tuple(rows), names, drv_name, sim, bool(exact), time_limit,
+    cert = Certification(tuple(rows), names, drv_name, sim, bool(exact), time_limit,
                          session.hits if session is not None else 0, clock["exact"], clock["compare"],
-                         _time.perf_counter() - wall0)
+                         _time.perf_counter() - wall0, sum(r.index in stored for r in rows))
+    if writer is not None:
+        writer.finish(cert)
+    return cert

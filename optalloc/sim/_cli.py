@@ -72,14 +72,15 @@ def _trace(path, machine, args):
     return trace
 
 
-def _check_out(path, force, exts, option):
+def _check_out(path, force, exts, option, resume=None):
     if path is None:
         return None
     ext = os.path.splitext(path)[1].lower()
     if ext not in exts:
         raise _usage(f"{option} must end in {', '.join(exts)}, got {path!r}")
-    if os.path.exists(path) and not force:
-        raise _usage(f"{path} exists; pass --force to overwrite it")
+    if os.path.exists(path) and not force and not resume:
+        raise _usage(f"{path} exists; pass --force to overwrite it" + (" or --resume to continue it"
+                                                                       if resume is not None else ""))
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise _usage(f"{option}: folder {folder} does not exist")
@@ -156,7 +157,11 @@ def _cmd_certify(args) -> int:
         if not os.path.isfile(path):
             raise _usage(f"the bundled trace {path} is missing; give a TRACE file")
     machine = _machine(args)
-    ext = _check_out(args.out, args.force, (".csv", ".jsonl", ".json"), "--out")
+    if args.resume and args.out is None:
+        raise _usage("--resume continues the file of --out: give --out")
+    if args.resume and args.force:
+        raise _usage("--resume continues the --out file and --force replaces it: give one of them")
+    _check_out(args.out, args.force, (".csv", ".jsonl", ".json"), "--out", args.resume)
     _check_out(args.plot, args.force, (".png", ".svg", ".pdf"), "--plot")
     names = _split_allocators(args.allocators) if args.allocators else list(DEFAULT_ALLOCATORS)
     names = [_seeded(n, args.seed) for n in names]
@@ -168,11 +173,8 @@ def _cmd_certify(args) -> int:
     trace = _trace(path, machine, args)
     cert = certify(trace, machine, driver=args.driver, allocators=names, exact=not args.no_exact,
                    time_limit=args.time_limit, scheduler=args.scheduler, progress=_progress(args),
-                   kill_at_estimate=not args.full_runtime)
-    if ext == ".csv":
-        cert.to_csv(args.out, overwrite=args.force)
-    elif ext is not None:
-        cert.to_jsonl(args.out, overwrite=args.force)
+                   kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
+                   resume=args.resume)
     if args.plot:
         plot_gap_histogram(cert, args.plot, overwrite=args.force)
     bad = cert.check()
@@ -242,5 +244,8 @@ def register(sub) -> None:
                    help="seconds per exact solve; a decision that runs out keeps its certified bracket")
     p.add_argument("--no-exact", action="store_true", help="cheap lower bounds only (ratio intervals)")
     p.add_argument("--plot", metavar="FILE", help="write the ratio histogram (.png, .svg or .pdf)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the --out file of an earlier, interrupted run (rows are written as they "
+                   "are certified): its decisions are not solved again")
     _add_common(p, mesh_default="8x4")
     p.set_defaults(func=_cmd_certify)

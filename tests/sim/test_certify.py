@@ -211,6 +211,77 @@ def test_writers(cert, tmp_path):
     json.dumps(cert.to_dict())
 
 
+class _Stop(Exception):
+    pass
+
+
+def _stop_after(n):
+    def progress(done, total):
+        if done == n:
+            raise _Stop
+    return progress
+
+
+def _without_seconds(row):
+    # time and cache hits depend on what the run solved itself
+    return {key: v for key, v in row.items() if key not in ("exact_seconds", "cached")}
+
+
+@pytest.mark.parametrize("ext", [".csv", ".jsonl"])
+def test_rows_streamed_and_resumed(small, tmp_path, ext):
+    trace = Trace(small.jobs[:30], max_procs=32)
+    path = tmp_path / f"rows{ext}"
+    with pytest.raises(_Stop):
+        certify(trace, "8x4", out=path, progress=_stop_after(12))
+    text = path.read_text()
+    lines = text.splitlines()
+    assert len(lines) == 12 + (ext == ".csv")  # every certified row is on disk, no summary yet
+    path.write_text(text + ("7,7,1" if ext == ".csv" else '{"index": 12, "jo'))  # a line cut short
+    with pytest.raises(FileExistsError, match="overwrite"):
+        certify(trace, "8x4", out=path)
+    resumed = certify(trace, "8x4", out=path, resume=True)
+    assert resumed.resumed == 12 and len(resumed) == 30 and "12 read back" in resumed.table()
+    whole = certify(trace, "8x4", out=tmp_path / f"whole{ext}")
+    assert [(r.W, r.lower, r.upper, r.status) for r in resumed.rows] == \
+           [(r.W, r.lower, r.upper, r.status) for r in whole.rows]
+    a, b = path.read_text().splitlines(), (tmp_path / f"whole{ext}").read_text().splitlines()
+    assert len(a) == len(b) == 31
+    if ext == ".csv":
+        a, b = list(csv.DictReader(a)), list(csv.DictReader(b))
+    else:  # the summary of the finished run is replaced by the new one
+        assert json.loads(a[-1])["summary"]["resumed"] == 12 and json.loads(b[-1])["summary"]["resumed"] == 0
+        a, b = [json.loads(x) for x in a[:-1]], [json.loads(x) for x in b[:-1]]
+    assert [_without_seconds(r) for r in a] == [_without_seconds(r) for r in b]
+    # resuming a finished file solves nothing and keeps one summary
+    again = certify(trace, "8x4", out=path, resume=True)
+    assert again.resumed == 30 and again.exact_seconds < whole.exact_seconds + 1
+    assert len(path.read_text().splitlines()) == 31
+
+
+def test_resume_refuses_another_run(small, tmp_path):
+    trace = Trace(small.jobs[:10], max_procs=32)
+    path = tmp_path / "rows.csv"
+    certify(trace, "8x4", out=path)
+    before = path.read_text()
+    with pytest.raises(ValueError, match="columns"):
+        certify(trace, "8x4", allocators=("mm",), out=path, resume=True)
+    other = Trace(small.jobs[5:15], max_procs=32)
+    with pytest.raises(ValueError, match="decision 0 differs"):
+        certify(other, "8x4", out=path, resume=True)
+    assert path.read_text() == before  # refused runs leave the file alone
+    with pytest.raises(ValueError, match="`out`"):
+        certify(trace, "8x4", resume=True)
+    with pytest.raises(ValueError, match="one of them"):
+        certify(trace, "8x4", out=path, resume=True, overwrite=True)
+    with pytest.raises(ValueError, match=".csv, .jsonl"):
+        certify(trace, "8x4", out=tmp_path / "rows.txt")
+    (tmp_path / "bad.jsonl").write_text("not json\n")
+    with pytest.raises(ValueError, match="not a JSON line"):
+        certify(trace, "8x4", out=tmp_path / "bad.jsonl", resume=True)
+    fresh = certify(trace, "8x4", out=tmp_path / "new.csv", resume=True)  # a missing file: a fresh start
+    assert fresh.resumed == 0 and len((tmp_path / "new.csv").read_text().splitlines()) == 11
+
+
 def test_table(cert):
     text = cert.table()
     for name in cert.names:

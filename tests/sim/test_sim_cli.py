@@ -76,6 +76,25 @@ def test_certify_options(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_certify_resume(tmp_path, capsys):
+    out = tmp_path / "d.csv"
+    argv = ["certify", SMALL, "--mesh", "8x4", "--jobs", "20", "--out", str(out)]
+    assert main(argv) == 0
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:8]) + "\n")  # as if stopped after 7 decisions
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main([*argv, "--resume"]) == 0
+    assert "(7 read back from the resumed file)" in capsys.readouterr().out
+    assert len(out.read_text().splitlines()) == 21
+    for extra, match in ((["--resume", "--force"], "one of them"),):
+        assert main([*argv, *extra]) == 2
+        assert match in capsys.readouterr().err
+    assert main(["certify", "--jobs", "3", "--resume"]) == 2
+    assert "give --out" in capsys.readouterr().err
+
+
 def test_certify_json(capsys):
     assert main(["certify", "--jobs", "20", "--json", "--no-exact"]) == 0
     data = json.loads(capsys.readouterr().out)
