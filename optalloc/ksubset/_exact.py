@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import axis_bound, box_start
+from ._bounds import BOUND_NODES, axis_bound, box_start
 from ._box import fit_in
 from ._common import (
     is_integral,
@@ -61,9 +61,11 @@ _SIMPLEX_UP_TO = 2048
 #: partition bound (measured: below 3 % most instances close within 2 s;
 #: above 10 % almost none does)
 _PROFILE_SLICES = ((0.03, 2.0), (0.08, 0.5))
-#: the box optimum runs its branch-and-bound when the points fill this share
-#: of their rectangle: up to _BOX_NODES nodes (a few seconds), and with a
-#: time limit at most this many per second left (a node costs 10-25 us)
+#: the box optimum runs its branch-and-bound with up to _BOX_NODES nodes (a
+#: few seconds) when the points fill this share of their rectangle, else with
+#: the cheap bound's BOUND_NODES (a fraction of a second: still worth it, the
+#: box optimum is a lower bound that the heuristics often meet); with a time
+#: limit at most _BOX_NODES_PER_SECOND per second left (a node costs 10-25 us)
 _BOX_FILL, _BOX_NODES, _BOX_NODES_PER_SECOND = 0.9, 400_000, 40_000
 
 
@@ -546,13 +548,13 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     extra = {"rounds": 0, "rows": 0, "fixed": 0, "phase": "bounds", "seeded_cuts": 0, "lp_solver": lp_solver}
     # the optimum of the bounding rectangle bounds every instance inside it;
     # when one of its optimal sets fits among the points, that set is optimal
-    # beyond the partition tables the box optimum is a branch-and-bound of
-    # up to seconds: worth it on a nearly full rectangle (where its optimal
-    # set may fit), within the time left
+    # beyond the partition tables the box optimum is a branch-and-bound: up
+    # to seconds on a nearly full rectangle (where its optimal set may fit),
+    # a fraction of a second elsewhere, within the time left
     span = np.prod((pts.max(axis=0) - pts.min(axis=0) + 1).astype(float))
     tl = time_left()
     nodes = _BOX_NODES if tl is None else int(min(_BOX_NODES, _BOX_NODES_PER_SECOND * max(tl, 0.0)))
-    box = box_start(pts, k, nodes if n >= _BOX_FILL * span else 0)
+    box = box_start(pts, k, nodes if n >= _BOX_FILL * span else min(nodes, BOUND_NODES))
     if box is not None:
         lb = max(lb, box[0])
         fit = fit_in(pts, box[1])

@@ -157,6 +157,19 @@ def test_exact_proves_a_full_machine_beyond_the_tables():
     assert exact(pts, 64, time_limit=2).extra["phase"] == "box"  # about 4,600 nodes
 
 
+@needs_search
+def test_exact_runs_the_box_search_on_a_sparser_machine():
+    # a quarter of the machine busy (the rectangle 77 % full): the search still
+    # runs, with the cheap bound's nodes, and an optimal set of the empty box
+    # fits (a 16 x 16 trace meets such states again and again at k = 64)
+    machine = box(16, 16)
+    pts = machine[(machine[:, 1] < 12) | (machine[:, 0] == 0)]
+    assert len(pts) < 0.9 * 256 and partition_count(64, 16, 16) > LIMIT
+    res = exact(pts, 64, time_limit=10)
+    assert res.status == "optimal" and res.extra["phase"] == "box"
+    assert res.objective == box_optimum(16, 16, 64)[0] == weight(res.points) == 10556
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 5), st.integers(2, 4), st.data())
 def test_box_bound_holds_for_any_free_set(width, height, data):
