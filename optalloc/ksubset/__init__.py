@@ -33,6 +33,7 @@ bounds; ``gap`` certifies how far a given allocation is from optimal;
 
 from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
 from ._box import box_optimum
+from ._cuboid import cuboid_optimum
 from ._common import weight
 from ._exact import ExactSession, exact
 from ._gap import GapReport, gap
@@ -65,6 +66,7 @@ __all__ = [
     "town_bound",
     "box_bound",
     "box_optimum",
+    "cuboid_optimum",
     "profile_bound",
     "profile_search",
     "gap",

@@ -21,13 +21,14 @@
     LP relaxation has many symmetric optima.
 ``box_bound``
     The least W of k cells of the full rectangle spanned by the points
-    (2D lattice points), computed exactly by :func:`box_optimum`: every
-    k-subset of the points is a k-subset of that rectangle.  It is the
-    optimum on an empty machine, and dominates the town bound whenever the
-    rectangle is too narrow for the town.
+    (2D lattice points), computed exactly by :func:`box_optimum`, or of
+    the full box (3D, :func:`cuboid_optimum`): every k-subset of the
+    points is a k-subset of that box.  It is the optimum on an empty
+    machine, and dominates the town bound whenever the box is too narrow
+    for the town.
 ``profile`` (in ``lower_bound``)
     The same argument over the column counts that fit the free set's
-    columns (:func:`profile_bound`), at least the box bound.
+    columns (:func:`profile_bound`, 2D only), at least the box bound.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from ._common import (
     validate_k,
     validate_points,
 )
+from ._cuboid import NODE_COST, cuboid_optimum
 from ._line import _window_weights
 from ._profile import profile_bound
 
@@ -125,21 +127,27 @@ BOUND_NODES = 50_000
 
 def box_start(points: np.ndarray, k: int, nodes: int = BOUND_NODES):
     """``(W, cells)`` of :func:`box_optimum` for the bounding rectangle of
-    the points (cells relative to its corner); None when it does not apply
-    (not distinct 2D lattice points, or neither the partition table nor
-    ``nodes`` nodes of the branch-and-bound settle it)."""
-    if points.shape[1] != 2 or not distinct_lattice(points):
+    the points, or of :func:`cuboid_optimum` for their bounding box in 3D
+    (cells relative to its corner); None when it does not apply (not
+    distinct 2D or 3D lattice points, or neither the partition table nor
+    the branch-and-bound settle it).  ``nodes`` is in nodes of the 2D
+    search; the 3D one, whose nodes cost more, gets ``nodes // NODE_COST``."""
+    if points.shape[1] not in (2, 3) or not distinct_lattice(points):
         return None
-    width, height = (points.max(axis=0) - points.min(axis=0) + 1).astype(int).tolist()
-    return box_optimum(width, height, k, nodes=nodes)
+    sides = (points.max(axis=0) - points.min(axis=0) + 1).astype(int).tolist()
+    if len(sides) == 3:
+        return cuboid_optimum(*sides, k, nodes=nodes // NODE_COST)
+    return box_optimum(*sides, k, nodes=nodes)
 
 
 def box_bound(points, k) -> float:
     """The optimum of k cells of the full rectangle spanned by the points,
-    for distinct 2D lattice points; 0 otherwise, and when the rectangle
-    has more than 50,000 partitions of k to score and the compiled
-    branch-and-bound (numba installed) does not finish within 50,000 nodes
-    (a fraction of a second; see :func:`box_optimum`).
+    for distinct 2D lattice points (of their full box in 3D); 0 otherwise,
+    and when the rectangle has more than 50,000 partitions of k to score
+    and the compiled branch-and-bound (numba installed) does not finish
+    within 50,000 nodes (a fraction of a second; see :func:`box_optimum`),
+    or in 3D when :func:`cuboid_optimum` does not within 5,000 (about a
+    second).
 
     Examples
     --------

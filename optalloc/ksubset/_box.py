@@ -43,6 +43,7 @@ the free nodes).
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 
 import numpy as np
@@ -294,43 +295,46 @@ def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT, nodes: i
     return None if found is None else (found[0], found[1].copy())  # the cache keeps its own
 
 
-def _orientations(cells: np.ndarray, width: int, height: int):
-    """The cell set, mirrored and (when it fits) transposed, normalised to the origin."""
+def _orientations(cells: np.ndarray, sides):
+    """The cell set under every permutation and mirroring of its axes that
+    fits the box ``sides``, normalised to the origin, without repeats."""
     seen = set()
-    for cand in (cells, cells[:, ::-1]):
-        for fx in (1, -1):
-            for fy in (1, -1):
-                c = cand * np.array([fx, fy])
-                c = c - c.min(axis=0)
-                if c[:, 0].max() >= width or c[:, 1].max() >= height:
-                    continue
-                key = tuple(sorted(map(tuple, c.tolist())))
-                if key not in seen:
-                    seen.add(key)
-                    yield c
+    d = cells.shape[1]
+    for perm in itertools.permutations(range(d)):
+        for signs in itertools.product((1, -1), repeat=d):
+            c = cells[:, perm] * np.array(signs)
+            c = c - c.min(axis=0)
+            if (c.max(axis=0) >= sides).any():
+                continue
+            key = tuple(sorted(map(tuple, c.tolist())))
+            if key not in seen:
+                seen.add(key)
+                yield c
 
 
 def fit_in(points: np.ndarray, cells: np.ndarray):
-    """Indices of ``points`` (2D lattice, distinct) forming a translate of
-    ``cells`` or of a mirror image / transpose of it, or None.
+    """Indices of ``points`` (2D or 3D lattice, distinct) forming a translate
+    of ``cells`` or of an image of it under a permutation or mirroring of
+    the axes, or None.
 
     A translate that fits maps the first cell onto some point, so only n
     translations per orientation are tried (cells are looked up by code in
     the sorted codes of the points)."""
     pts = np.asarray(points).astype(np.int64)
     lo = pts.min(axis=0)
-    width, height = (pts.max(axis=0) - lo + 1).tolist()
+    sides = pts.max(axis=0) - lo + 1
     rel = pts - lo
-    codes = rel[:, 0] * height + rel[:, 1]
+    radix = np.concatenate((np.cumprod(sides[::-1])[::-1][1:], [1]))  # mixed-radix place values
+    codes = rel @ radix
     order = np.argsort(codes)
     sorted_codes = codes[order]
-    for c in _orientations(cells, width, height):
-        first = c[np.lexsort((c[:, 1], c[:, 0]))[0]]
+    for c in _orientations(cells, sides):
+        first = c[np.lexsort(c.T[::-1])[0]]
         shift = rel - first  # one candidate translation per point
-        w, h = c[:, 0].max() + 1, c[:, 1].max() + 1
-        inside = (shift[:, 0] >= 0) & (shift[:, 1] >= 0) & (shift[:, 0] + w <= width) & (shift[:, 1] + h <= height)
-        for dx, dy in shift[inside]:
-            want = (c[:, 0] + dx) * height + (c[:, 1] + dy)
+        extent = c.max(axis=0) + 1
+        inside = (shift >= 0).all(axis=1) & (shift + extent <= sides).all(axis=1)
+        for move in shift[inside]:
+            want = (c + move) @ radix
             pos = np.searchsorted(sorted_codes, want)
             if (pos < len(sorted_codes)).all() and (sorted_codes[np.minimum(pos, len(sorted_codes) - 1)] == want).all():
                 return np.sort(order[pos])

@@ -467,7 +467,7 @@ class _RowFile:
             raise ValueError("`resume` continues the file and `overwrite` replaces it: pass one of them")
         if resume and os.path.exists(self.path):
             keep = self._read_back()
-            self.fh = open(self.path, "r+", encoding="utf-8", newline="")
+            self.fh = open(self.path, "r+", encoding="utf-8", newline="")  # noqa: SIM115 - closed by close()
             self.fh.truncate(keep)
             self.fh.seek(keep)
         else:

@@ -191,7 +191,7 @@ def test_box_bound_holds_for_any_free_set(width, height, data):
 def test_box_bound_does_not_apply():
     assert box_bound([[0, 0], [0, 0], [1, 0], [1, 1]], 3) == 0.0  # repeated points
     assert box_bound([[0, 0.5], [1, 0], [1, 1], [2, 2]], 3) == 0.0  # not a lattice
-    assert box_bound([[0, 0, 0], [1, 0, 0], [0, 1, 1]], 2) == 0.0  # 3D
+    assert box_bound([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 1, 0]], 2) == 0.0  # 4D
     # 487,842 partitions: beyond the tables; the compiled search (when numba
     # is installed) finds the value that scoring all of them gives (about
     # 4,600 nodes, within the cheap bound's 50,000)
