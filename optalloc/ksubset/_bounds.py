@@ -43,7 +43,7 @@ from ._common import (
     validate_k,
     validate_points,
 )
-from ._cuboid import NODE_COST, cuboid_optimum
+from ._cuboid import cuboid_optimum
 from ._line import _window_weights
 from ._profile import profile_bound
 
@@ -123,20 +123,22 @@ def town_bound(points, k) -> float:
 #: nodes of the box branch-and-bound that the cheap box bound allows (a
 #: fraction of a second; exact allows more)
 BOUND_NODES = 50_000
+#: and of the 3D one (:func:`cuboid_optimum`, whose nodes cost more)
+BOUND_NODES_3D = 2_000
 
 
-def box_start(points: np.ndarray, k: int, nodes: int = BOUND_NODES):
+def box_start(points: np.ndarray, k: int, nodes: int = BOUND_NODES, nodes_3d: int = BOUND_NODES_3D):
     """``(W, cells)`` of :func:`box_optimum` for the bounding rectangle of
     the points, or of :func:`cuboid_optimum` for their bounding box in 3D
     (cells relative to its corner); None when it does not apply (not
     distinct 2D or 3D lattice points, or neither the partition table nor
-    the branch-and-bound settle it).  ``nodes`` is in nodes of the 2D
-    search; the 3D one, whose nodes cost more, gets ``nodes // NODE_COST``."""
+    the branch-and-bound settle it within ``nodes`` nodes, ``nodes_3d`` in
+    3D)."""
     if points.shape[1] not in (2, 3) or not distinct_lattice(points):
         return None
     sides = (points.max(axis=0) - points.min(axis=0) + 1).astype(int).tolist()
     if len(sides) == 3:
-        return cuboid_optimum(*sides, k, nodes=nodes // NODE_COST)
+        return cuboid_optimum(*sides, k, nodes=nodes_3d)
     return box_optimum(*sides, k, nodes=nodes)
 
 
@@ -146,8 +148,8 @@ def box_bound(points, k) -> float:
     and when the rectangle has more than 50,000 partitions of k to score
     and the compiled branch-and-bound (numba installed) does not finish
     within 50,000 nodes (a fraction of a second; see :func:`box_optimum`),
-    or in 3D when :func:`cuboid_optimum` does not within 5,000 (about a
-    second).
+    or in 3D when :func:`cuboid_optimum` does not within 2,000 (at most
+    about a second).
 
     Examples
     --------

@@ -55,12 +55,9 @@ from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 #: cross-sections with more Young diagrams than this are refused (8 x 8 has
 #: 12,870; the children of a node are scanned among all of them)
 MAX_DIAGRAMS = 20_000
-#: default node budget of :func:`cuboid_optimum` (a node costs about 0.2 ms
-#: on an 8 x 8 x 5 box)
+#: default node budget of :func:`cuboid_optimum` (a node costs 0.1-0.5 ms
+#: on an 8 x 8 x 5 box, more as k grows)
 SEARCH_NODES = 100_000
-#: a node of this search costs about as much as NODE_COST nodes of the 2D
-#: one (:mod:`._boxsearch`): node budgets given for the latter are divided
-NODE_COST = 10
 
 
 def _arr(vec, n, k, f, cost, nxt, tmp):  # pragma: no cover - compiled by numba when installed
@@ -361,4 +358,4 @@ def cuboid_optimum(width: int, height: int, depth: int, k: int, *, nodes: int = 
     return None if found is None else (found[0], found[1].copy())
 
 
-__all__ = ["AVAILABLE", "MAX_DIAGRAMS", "NODE_COST", "SEARCH_NODES", "cuboid_optimum"]
+__all__ = ["AVAILABLE", "MAX_DIAGRAMS", "SEARCH_NODES", "cuboid_optimum"]

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bounds import BOUND_NODES, axis_bound, box_start
+from ._bounds import BOUND_NODES, BOUND_NODES_3D, axis_bound, box_start
 from ._box import fit_in
 from ._common import (
     is_integral,
@@ -67,6 +67,8 @@ _PROFILE_SLICES = ((0.03, 2.0), (0.08, 0.5))
 #: box optimum is a lower bound that the heuristics often meet); with a time
 #: limit at most _BOX_NODES_PER_SECOND per second left (a node costs 10-25 us)
 _BOX_FILL, _BOX_NODES, _BOX_NODES_PER_SECOND = 0.9, 400_000, 40_000
+#: the same for 3D points (cuboid_optimum; a node costs 0.1-0.5 ms)
+_BOX_NODES_3D, _BOX_NODES_3D_PER_SECOND = 60_000, 3_000
 
 
 @dataclass
@@ -554,7 +556,10 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     span = np.prod((pts.max(axis=0) - pts.min(axis=0) + 1).astype(float))
     tl = time_left()
     nodes = _BOX_NODES if tl is None else int(min(_BOX_NODES, _BOX_NODES_PER_SECOND * max(tl, 0.0)))
-    box = box_start(pts, k, nodes if n >= _BOX_FILL * span else min(nodes, BOUND_NODES))
+    nodes_3d = _BOX_NODES_3D if tl is None else int(min(_BOX_NODES_3D, _BOX_NODES_3D_PER_SECOND * max(tl, 0.0)))
+    if n < _BOX_FILL * span:
+        nodes, nodes_3d = min(nodes, BOUND_NODES), min(nodes_3d, BOUND_NODES_3D)
+    box = box_start(pts, k, nodes, nodes_3d)
     if box is not None:
         lb = max(lb, box[0])
         fit = fit_in(pts, box[1])
