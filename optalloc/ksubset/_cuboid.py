@@ -58,6 +58,9 @@ MAX_DIAGRAMS = 20_000
 #: default node budget of :func:`cuboid_optimum` (a node costs 0.1-0.5 ms
 #: on an 8 x 8 x 5 box, more as k grows)
 SEARCH_NODES = 100_000
+#: the budgets count nodes of a cross-section with this many diagrams (8 x 5);
+#: a node scans every diagram, so larger ones get proportionally fewer nodes
+_REFERENCE_DIAGRAMS = comb(13, 5)
 
 
 def _arr(vec, n, k, f, cost, nxt, tmp):  # pragma: no cover - compiled by numba when installed
@@ -323,7 +326,9 @@ def _cuboid_optimum(sides: tuple, k: int, nodes: int):
         return None
     D, C, size, start = _diagrams(b, c)
     path = np.full(min(a, k) + 1, -1, dtype=np.int64)
-    value, _, complete = _search(a, b, c, k, D, C, size, start, np.int64(_BIG), np.int64(nodes), path)
+    # a node scans every diagram: budgets are in nodes of an 8 x 5 cross-section
+    limit = max(1, nodes * _REFERENCE_DIAGRAMS // len(D))
+    value, _, complete = _search(a, b, c, k, D, C, size, start, np.int64(_BIG), np.int64(limit), path)
     if not complete:
         return None
     cells = _cells((a, b, c), [D[i].tolist() for i in path if i >= 0], k)
@@ -338,8 +343,10 @@ def cuboid_optimum(width: int, height: int, depth: int, k: int, *, nodes: int = 
 
     Returns ``(W, cells)`` (cells as (x, y, z) offsets from the corner of the
     box), or None when the branch-and-bound of this module (compiled; numba
-    installed) does not finish within ``nodes`` nodes, or the two shorter
-    sides have more than :data:`MAX_DIAGRAMS` Young diagrams.
+    installed) does not finish within ``nodes`` nodes (counted for an
+    8 x 5 cross-section, which has 1,287 Young diagrams; a cross-section
+    with m diagrams gets ``nodes * 1287 // m``), or the two shorter sides
+    have more than :data:`MAX_DIAGRAMS` Young diagrams.
 
     Examples
     --------

@@ -63,6 +63,9 @@ def test_cube_and_node_limit():
     assert sorted((cells.max(axis=0) - cells.min(axis=0) + 1).tolist()) == [3, 3, 3]
     assert cuboid_optimum(8, 8, 5, 40, nodes=100) is None  # about 27,000 nodes needed
     assert cuboid_optimum(8, 8, 5, 40, nodes=0) is None
+    # an 8 x 8 cross-section has ten times the diagrams of 8 x 5, so a tenth of the nodes
+    assert cuboid_optimum(8, 8, 8, 27)[0] == 972
+    assert cuboid_optimum(8, 8, 8, 27, nodes=2_000) is None
 
 
 @needs_search
