@@ -324,16 +324,26 @@ def fit_in(points: np.ndarray, cells: np.ndarray):
     lo = pts.min(axis=0)
     sides = pts.max(axis=0) - lo + 1
     rel = pts - lo
-    radix = np.concatenate((np.cumprod(sides[::-1])[::-1][1:], [1]))  # mixed-radix place values
-    codes = rel @ radix
-    order = np.argsort(codes)
-    sorted_codes = codes[order]
+    if float(np.prod(sides.astype(float))) < 2.0**62:  # mixed-radix codes fit int64
+        radix = np.concatenate((np.cumprod(sides[::-1])[::-1][1:], [1]))
+        codes = rel @ radix
+    else:  # far-flung points: rank the rows instead (slower, exact)
+        radix = None
+        index = {tuple(p): i for i, p in enumerate(rel.tolist())}
+    if radix is not None:
+        order = np.argsort(codes)
+        sorted_codes = codes[order]
     for c in _orientations(cells, sides):
         first = c[np.lexsort(c.T[::-1])[0]]
         shift = rel - first  # one candidate translation per point
         extent = c.max(axis=0) + 1
         inside = (shift >= 0).all(axis=1) & (shift + extent <= sides).all(axis=1)
         for move in shift[inside]:
+            if radix is None:
+                found = [index.get(tuple(p)) for p in (c + move).tolist()]
+                if None not in found:
+                    return np.sort(np.array(found, dtype=np.int64))
+                continue
             want = (c + move) @ radix
             pos = np.searchsorted(sorted_codes, want)
             if (pos < len(sorted_codes)).all() and (sorted_codes[np.minimum(pos, len(sorted_codes) - 1)] == want).all():

@@ -403,7 +403,7 @@ class Certification:
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        with _RowFile(path, self.names, overwrite=overwrite) as out:
+        with _RowFile(path, self.names, overwrite=overwrite, kind="csv") as out:
             for r in self.rows:
                 out.write(r)
 

@@ -87,6 +87,10 @@ def test_fit_in_three_dimensions():
     found = fit_in(free, shape)
     assert found is not None and sorted(found.tolist()) == [2, 3, 4, 5]
     assert fit_in(free[:-1], shape) is None
+    # points spread too far for integer codes of the whole box
+    far = np.vstack([free, [[-(10**9), 10**9, 10**9]]])
+    assert sorted(fit_in(far, shape).tolist()) == [2, 3, 4, 5]
+    assert fit_in(np.vstack([free[:-1], far[-1:]]), shape) is None
 
 
 @pytest.mark.parametrize(("args", "match"), [

@@ -200,6 +200,9 @@ def test_writers(cert, tmp_path):
     with pytest.raises(FileExistsError, match="overwrite"):
         cert.to_csv(p)
     cert.to_csv(p, overwrite=True)
+    txt = tmp_path / "rows.txt"  # the writer decides the format, not the extension
+    cert.to_csv(txt)
+    assert txt.read_text().startswith("index,job_id,")
     q = tmp_path / "rows.jsonl"
     cert.to_jsonl(q)
     lines = [json.loads(x) for x in q.read_text().splitlines()]
