@@ -28,13 +28,14 @@ name          algorithm                                     guarantee
 ``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
 bounds; ``gap`` certifies how far a given allocation is from optimal;
 ``profile_search`` is the exact search over column and row profiles that
-``exact`` runs first on nearly full 2D free sets.
+``exact`` runs first on nearly full 2D free sets; ``box_optimum`` and
+``cuboid_optimum`` are the optima of full 2D and 3D boxes (empty machines).
 """
 
 from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
 from ._box import box_optimum
-from ._cuboid import cuboid_optimum
 from ._common import weight
+from ._cuboid import cuboid_optimum
 from ._exact import ExactSession, exact
 from ._gap import GapReport, gap
 from ._line import line
