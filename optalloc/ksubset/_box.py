@@ -243,6 +243,27 @@ def _scored_partitions(k: int, max_part: int, max_parts: int):
     return counts, _ascending_parts(counts, max_parts)[:, ::-1].astype(np.int32), score[order], score_y[order]
 
 
+#: beyond LIMIT, the profile search may still score up to this many
+#: partitions (compiled scoring only: about 2 s for 487,842) and keep those
+#: below its incumbent (:func:`_large_table`)
+LARGE_LIMIT = 600_000
+
+
+@lru_cache(maxsize=1)
+def _large_table(k: int, max_part: int, max_parts: int):
+    """Multiplicity vectors and both scores of every partition (as
+    :func:`_scored_partitions`, sorted by score, without the parts), for
+    LIMIT < count <= LARGE_LIMIT when the scoring is compiled; else None.
+    One table is kept (about 40 MB at 487,842 partitions)."""
+    count = partition_count(k, max_part, max_parts)
+    if _scores_jit is None or not LIMIT < count <= LARGE_LIMIT:
+        return None
+    counts = _partition_counts(k, max_part, max_parts)
+    score, score_y = _scores(counts, k, max_parts)
+    order = np.argsort(score, kind="stable")
+    return counts[order].astype(np.int32), score[order], score_y[order]
+
+
 @lru_cache(maxsize=256)
 def _box_optimum(width: int, height: int, k: int, limit: int, nodes: int):
     count = partition_count(k, height, width)

@@ -61,6 +61,8 @@ _SIMPLEX_UP_TO = 2048
 #: partition bound (measured: below 3 % most instances close within 2 s;
 #: above 10 % almost none does)
 _PROFILE_SLICES = ((0.03, 2.0), (0.08, 0.5))
+#: time left needed to score a partition table beyond the cached ones
+_LARGE_TABLE_SECONDS = 5.0
 #: the box optimum runs its branch-and-bound with up to _BOX_NODES nodes (a
 #: few seconds) when the points fill this share of their rectangle, else with
 #: the cheap bound's BOUND_NODES (a fraction of a second: still worth it, the
@@ -568,7 +570,12 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
             return make_result(pts, fit, method="exact", start=start, bound=box[0], status="optimal",
                                message="an optimal set of the bounding rectangle fits among the points",
                                extra=extra, exact=True)
-    grid = _profile_setup(pts, k)  # None unless distinct 2D lattice points
+    # None unless distinct 2D lattice points; beyond the partition tables
+    # the partitions below the incumbent are listed when the bounds are
+    # close (scoring up to LARGE_LIMIT of them takes about 2 s)
+    near = profiles and ub > 0 and (ub - lb) / ub <= _PROFILE_SLICES[0][0]
+    near = near and (time_left() is None or time_left() > _LARGE_TABLE_SECONDS)
+    grid = _profile_setup(pts, k, ub if near else None)
     prof = _profile_bound(grid)
     if prof is not None:
         lb = max(lb, prof)

@@ -39,7 +39,12 @@ import time
 
 import numpy as np
 
-from ._box import _conjugate_ascending, _scored_partitions
+from ._box import (
+    _ascending_parts,
+    _conjugate_ascending,
+    _large_table,
+    _scored_partitions,
+)
 from ._common import (
     as_int,
     distinct_lattice,
@@ -91,9 +96,15 @@ def _flow_set(free: np.ndarray, c: np.ndarray, r: np.ndarray):
     return cols[used], rows[used]
 
 
-def _setup(points, k):
+def _setup(points, k, upper=None):
     """The grid of the points and the partitions that fit its columns, or
-    None when the search does not apply (bad input raises ValueError)."""
+    None when the search does not apply (bad input raises ValueError).
+
+    Beyond the tables (``LIMIT`` partitions) and up to ``LARGE_LIMIT``,
+    with ``upper`` given and numba installed, only the partitions scoring
+    below ``upper`` are kept; the last entry of the result, ``rest``, is
+    then ``upper`` (every partition left out scores at least that), else
+    infinity."""
     pts = validate_points(points)
     k = validate_k(k, len(pts))
     if pts.shape[1] != 2 or not distinct_lattice(pts):
@@ -107,15 +118,23 @@ def _setup(points, k):
     capx = free.sum(axis=1)
     max_part, max_parts = int(min(capx.max(), k)), int(min(p, k))
     scored = _scored_partitions(k, max_part, max_parts)
-    if scored is None:
-        return None
-    counts, parts_desc, score, score_y = scored
+    rest = math.inf
+    if scored is not None:
+        counts, parts_desc, score, score_y = scored
+    else:
+        large = None if upper is None else _large_table(k, max_part, max_parts)
+        if large is None:
+            return None
+        rest = float(upper)
+        m = int(np.searchsorted(large[1], rest, side="left"))  # scores below upper
+        counts, score, score_y = large[0][:m], large[1][:m], large[2][:m]
+        parts_desc = _ascending_parts(counts, max_parts)[:, ::-1]
     # the parts must fit the column capacities: the j-th largest part at
     # most the j-th largest capacity
     caps_desc = np.sort(capx)[::-1][:max_parts]
     ok = (parts_desc <= caps_desc[None, :]).all(axis=1)
     counts, score, score_y = counts[ok], score[ok], score_y[ok]
-    return xs, xi, ys, yi, free, capx, max_part, counts, score, score_y
+    return xs, xi, ys, yi, free, capx, max_part, counts, score, score_y, rest
 
 
 def profile_bound(points: np.ndarray, k: int):
@@ -127,7 +146,10 @@ def profile_bound(points: np.ndarray, k: int):
 
 def _bound(setup):
     """:func:`profile_bound` of a :func:`_setup` result."""
-    return None if setup is None else float(np.ceil(setup[8][0]))
+    if setup is None:
+        return None
+    score, rest = setup[8], setup[10]
+    return float(min(np.ceil(score[0]) if len(score) else math.inf, rest))
 
 
 def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int = 200_000,
@@ -143,14 +165,16 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
     ``lower >= upper`` when nothing was found) proves optimality.  The
     search stops after ``node_limit`` nodes or ``time_limit`` seconds.
     Returns None when the points are not distinct 2D lattice points or the
-    partitions of k to score number more than ``LIMIT``.
+    partitions of k to score number more than ``LIMIT`` (``LARGE_LIMIT``
+    when numba is installed: then only those scoring below ``upper`` are
+    listed, which is all the search needs).
     """
-    setup = _setup(points, k)
-    if setup is None:
-        return None
     upper = float(upper)
     if math.isnan(upper):
         raise ValueError("`upper` must be a number, got nan")
+    setup = _setup(points, k, upper)
+    if setup is None:
+        return None
     node_limit = as_int(node_limit, "node_limit")
     if node_limit < 1:
         raise ValueError(f"`node_limit` must be at least 1, got {node_limit}")
@@ -160,7 +184,10 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
 
 def _search(setup, k, upper, node_limit, time_limit):
     """:func:`profile_search` on the grid of :func:`_setup` (checked input)."""
-    xs, xi, ys, yi, free, capx, max_part, counts, score, score_y = setup
+    xs, xi, ys, yi, free, capx, max_part, counts, score, score_y, rest = setup
+    # a table cut at ``rest`` lists every partition below it, not above:
+    # the search is complete only up to there
+    upper = min(float(upper), rest)
     p, q = free.shape
     gx, gy = np.diff(xs), np.diff(ys)
     tail_x = _tail_costs(gx, capx, k)

@@ -6,10 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from optalloc.ksubset import (
+    _box,
+    _profile,
     box_bound,
     brute,
     exact,
@@ -74,6 +76,39 @@ def test_a_stopped_search_keeps_a_valid_bound_and_set(case, nodes):
         assert value <= upper - 1 and weight(pts[idx]) == value and len(set(idx.tolist())) == k
 
 
+@pytest.fixture
+def tables_cut(monkeypatch):
+    """Every partition table counts as too large to keep (LIMIT = 0), so the
+    profile search lists the partitions below its incumbent instead."""
+    if _box._scores_jit is None:
+        pytest.skip("listing partitions beyond the tables needs the compiled scoring (numba, extra 'fast')")
+    monkeypatch.setattr(_box, "LIMIT", 0)
+    _box._scored_partitions.cache_clear()
+    _box._large_table.cache_clear()
+    yield
+    _box._scored_partitions.cache_clear()
+    _box._large_table.cache_clear()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(free_sets())
+def test_search_beyond_the_tables_equals_enumeration(tables_cut, case):
+    pts, k = case
+    opt = optimum(pts, k)
+    assert profile_bound(pts, k) is None  # no incumbent: no table
+    value, idx, lower = profile_search(pts, k, opt + 1)
+    assert value == opt and lower >= opt and weight(pts[idx]) == opt
+    value, idx, lower = profile_search(pts, k, opt)
+    assert value is None and lower >= opt
+    # the bound of a table cut at the optimum: the least score below it, or the cut
+    setup = _profile._setup(pts, k, opt)
+    assert setup[10] == opt and _profile._bound(setup) <= opt
+    assert (setup[8] < opt).all()
+    # a search above the cut is complete only up to it: it proves the cut, no more
+    value, idx, lower = _profile._search(setup, k, opt + 5, 10**6, None)
+    assert value is None and lower == opt
+
+
 def test_full_box_matches_the_box_bound_and_a_found_set():
     pts = np.array(list(itertools.product(range(5), range(4))))
     for k in (5, 9, 14):
@@ -105,6 +140,23 @@ def test_exact_closes_a_nearly_empty_mesh_by_profiles():
     lp = exact(pts, 32, profiles=False)
     assert lp.status == "optimal" and lp.extra["phase"] != "profiles"
     assert res.objective == lp.objective == weight(pts[res.indices])
+
+
+def test_exact_lists_partitions_beyond_the_tables():
+    # decision 807 of the NASA Ames trace on a 16 x 16 mesh (MC1x1 placing the
+    # jobs): a 64-node job meets a machine whose only busy nodes are another
+    # 64-node job in the lower middle.  No optimal set of the empty box fits
+    # (10556); 487,842 partitions of 64 fit a 16 x 16 box, beyond the tables,
+    # so the search lists the 13 scoring below the incumbent and proves it
+    if _box._scores_jit is None:
+        pytest.skip("listing partitions beyond the tables needs the compiled scoring (numba, extra 'fast')")
+    busy_rows = [(4, 10), (4, 11), (4, 11), (4, 11), (3, 11), (3, 11), (4, 11), (4, 10)]  # y = 0..7
+    busy = {(x, y) for y, (lo, hi) in enumerate(busy_rows) for x in range(lo, hi + 1)}
+    pts = np.array([(x, y) for x in range(16) for y in range(16) if (x, y) not in busy])
+    assert len(busy) == 64 and _box.partition_count(64, 16, 16) > _box.LIMIT
+    res = exact(pts, 64, time_limit=30)
+    assert res.status == "optimal" and res.extra["phase"] == "profiles"
+    assert res.objective == weight(pts[res.indices]) == 10567 > box_bound(pts, 64) == 10556
 
 
 def test_bad_input():
