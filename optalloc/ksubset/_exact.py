@@ -59,10 +59,13 @@ _EPS = 1e-6
 _SIMPLEX_UP_TO = 2048
 #: seconds of profile search by relative gap between the incumbent and the
 #: partition bound (measured: below 3 % most instances close within 2 s;
-#: above 10 % almost none does)
-_PROFILE_SLICES = ((0.03, 2.0), (0.08, 0.5))
-#: time left needed to score a partition table beyond the cached ones
-_LARGE_TABLE_SECONDS = 5.0
+#: above 10 % almost none does; within 0.5 % the LP stalls on the symmetric
+#: optima of a nearly empty machine, and a 16 x 16 trace state at k = 64
+#: needed 7.5 s)
+_PROFILE_SLICES = ((0.005, 10.0), (0.03, 2.0), (0.08, 0.5))
+#: a partition table beyond the cached ones is scored when the bounds are
+#: this close and this many seconds are left
+_LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.03, 5.0
 #: the box optimum runs its branch-and-bound with up to _BOX_NODES nodes (a
 #: few seconds) when the points fill this share of their rectangle, else with
 #: the cheap bound's BOUND_NODES (a fraction of a second: still worth it, the
@@ -573,7 +576,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     # None unless distinct 2D lattice points; beyond the partition tables
     # the partitions below the incumbent are listed when the bounds are
     # close (scoring up to LARGE_LIMIT of them takes about 2 s)
-    near = profiles and ub > 0 and (ub - lb) / ub <= _PROFILE_SLICES[0][0]
+    near = profiles and ub > 0 and (ub - lb) / ub <= _LARGE_TABLE_GAP
     near = near and (time_left() is None or time_left() > _LARGE_TABLE_SECONDS)
     grid = _profile_setup(pts, k, ub if near else None)
     prof = _profile_bound(grid)
