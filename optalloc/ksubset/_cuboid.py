@@ -85,6 +85,22 @@ def _arr(vec, n, k, f, cost, nxt, tmp):  # pragma: no cover - compiled by numba 
     return best
 
 
+def _inside(D, small, big, b):  # pragma: no cover - compiled by numba when installed
+    """Whether diagram ``small`` lies inside diagram ``big`` (row by row)."""
+    for j in range(b):
+        if D[small, j] > D[big, j]:
+            return False
+    return True
+
+
+def _add_slice(Y, Z, depth, D, C, nu, b, c):  # pragma: no cover - compiled by numba when installed
+    """Row depth + 1 of the y and z slice sums: row depth plus slice nu."""
+    for j in range(b):
+        Y[depth + 1, j] = Y[depth, j] + D[nu, j]
+    for t in range(c):
+        Z[depth + 1, t] = Z[depth, t] + C[nu, t]
+
+
 def _greedy_bound(a, b, c, k, depth, sizes, Yk, Zk, nu, R, D, C, f, work, cost, nxt, tmp):  # pragma: no cover
     """The cheap bound of a node: each axis on its own, x with the fewest
     slices to come, y and z with the most (module docstring); ``_BIG`` when
@@ -138,12 +154,7 @@ def _below(a, b, c, k, depth, sizes, Yk, Zk, nu, R, D, C, start, cutoff, f, work
             continue
         s, r = R // n, R % n
         for T in range(start[s], start[s + 1]):
-            inside = True
-            for j in range(b):
-                if D[T, j] > D[nu, j]:
-                    inside = False
-                    break
-            if not inside:
+            if not _inside(D, T, nu, b):
                 continue
             for j in range(b):
                 work[j] = Yk[j] + n * D[T, j]
@@ -185,8 +196,6 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
     cost = np.zeros(k + 1, dtype=np.int64)
     nxt = np.zeros(k + 1, dtype=np.int64)
     tmp = np.zeros(work.shape[0], dtype=np.int64)
-    Y2 = np.zeros(b, dtype=np.int64)
-    Z2 = np.zeros(c, dtype=np.int64)
     best = upper
     nodes = 0
     depth = 0
@@ -205,21 +214,13 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
                 s = size[nu]
                 if s == 0 or s > R or R - s > (a - depth - 1) * s:
                     continue
-                inside = True
-                for j in range(b):
-                    if D[nu, j] > D[prev, j]:
-                        inside = False
-                        break
-                if not inside:
+                if not _inside(D, nu, prev, b):
                     continue
-                for j in range(b):
-                    Y2[j] = Y[depth, j] + D[nu, j]
-                for t in range(c):
-                    Z2[t] = Z[depth, t] + C[nu, t]
+                _add_slice(Y, Z, depth, D, C, nu, b, c)  # row depth + 1: scratch until descended
                 sizes[depth] = s
                 if s == R:  # a leaf: score it
                     v = _arr(sizes, depth + 1, k, f, cost, nxt, tmp)
-                    v += _arr(Y2, b, k, f, cost, nxt, tmp) + _arr(Z2, c, k, f, cost, nxt, tmp)
+                    v += _arr(Y[depth + 1], b, k, f, cost, nxt, tmp) + _arr(Z[depth + 1], c, k, f, cost, nxt, tmp)
                     if v < best:
                         best = v
                         best_path[:] = -1
@@ -227,7 +228,8 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
                             best_path[i] = path[i]
                         best_path[depth] = nu
                     continue
-                lb = _greedy_bound(a, b, c, k, depth + 1, sizes, Y2, Z2, nu, R - s, D, C, f, work, cost, nxt, tmp)
+                lb = _greedy_bound(a, b, c, k, depth + 1, sizes, Y[depth + 1], Z[depth + 1], nu, R - s, D, C, f, work,
+                                   cost, nxt, tmp)
                 if lb < best:
                     idx[cnt] = nu
                     lbs[cnt] = lb
@@ -243,22 +245,14 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
         while pos[depth] < nkids[depth] and kid_lb[depth, pos[depth]] < best:
             cand = kids[depth, pos[depth]]
             pos[depth] += 1
-            for j in range(b):
-                Y2[j] = Y[depth, j] + D[cand, j]
-            for t in range(c):
-                Z2[t] = Z[depth, t] + C[cand, t]
+            _add_slice(Y, Z, depth, D, C, cand, b, c)
             sizes[depth] = size[cand]
-            if _below(a, b, c, k, depth + 1, sizes, Y2, Z2, cand, Rs[depth] - size[cand], D, C, start, best, f,
-                      work, cost, nxt, tmp):
+            if _below(a, b, c, k, depth + 1, sizes, Y[depth + 1], Z[depth + 1], cand, Rs[depth] - size[cand], D, C,
+                      start, best, f, work, cost, nxt, tmp):
                 nu = cand
                 break
-        if nu >= 0:
+        if nu >= 0:  # its sums and size are in place (row depth + 1, sizes[depth])
             path[depth] = nu
-            sizes[depth] = size[nu]
-            for j in range(b):
-                Y[depth + 1, j] = Y[depth, j] + D[nu, j]
-            for t in range(c):
-                Z[depth + 1, t] = Z[depth, t] + C[nu, t]
             Rs[depth + 1] = Rs[depth] - size[nu]
             depth += 1
             expand = True
@@ -273,6 +267,8 @@ if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
     from numba import njit
 
     _arr = njit(cache=True)(_arr)
+    _inside = njit(cache=True)(_inside)
+    _add_slice = njit(cache=True)(_add_slice)
     _greedy_bound = njit(cache=True)(_greedy_bound)
     _below = njit(cache=True)(_below)
     _search = njit(cache=True)(_search)
