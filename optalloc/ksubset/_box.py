@@ -236,11 +236,16 @@ def _scored_partitions(k: int, max_part: int, max_parts: int):
     LIMIT.  Shared by the box optimum and the profile search."""
     if partition_count(k, max_part, max_parts) > LIMIT:
         return None
+    counts, score, score_y = _sorted_scores(k, max_part, max_parts)
+    return counts, _ascending_parts(counts, max_parts)[:, ::-1].astype(np.int32), score, score_y
+
+
+def _sorted_scores(k: int, max_part: int, max_parts: int):
+    """Multiplicity vectors (int32) and both scores of every partition, by total score (stable)."""
     counts = _partition_counts(k, max_part, max_parts)
     score, score_y = _scores(counts, k, max_parts)
     order = np.argsort(score, kind="stable")
-    counts = counts[order].astype(np.int32)
-    return counts, _ascending_parts(counts, max_parts)[:, ::-1].astype(np.int32), score[order], score_y[order]
+    return counts[order].astype(np.int32), score[order], score_y[order]
 
 
 #: beyond LIMIT, the profile search may still score up to this many
@@ -258,10 +263,7 @@ def _large_table(k: int, max_part: int, max_parts: int):
     count = partition_count(k, max_part, max_parts)
     if _scores_jit is None or not LIMIT < count <= LARGE_LIMIT:
         return None
-    counts = _partition_counts(k, max_part, max_parts)
-    score, score_y = _scores(counts, k, max_parts)
-    order = np.argsort(score, kind="stable")
-    return counts[order].astype(np.int32), score[order], score_y[order]
+    return _sorted_scores(k, max_part, max_parts)
 
 
 @lru_cache(maxsize=256)
