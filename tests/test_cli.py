@@ -196,7 +196,7 @@ def test_solve_ptas_strips(capsys):
 
 
 def test_exact_progress_goes_to_stderr(capsys, tmp_path):
-    # an 8 x 8 mesh, half free, whose k = 10 optimum needs a few cut rounds
+    # an 8 x 8 mesh, half free, whose k = 10 optimum the profile search proves
     from optalloc.bench import half_free_mesh
     from optalloc.machine import Mesh
 
@@ -207,5 +207,5 @@ def test_exact_progress_goes_to_stderr(capsys, tmp_path):
     code, out, err = run(capsys, "solve", "--mesh", mesh, "--k", 10, "--method", "exact", "--progress", "--json")
     assert code == 0
     res = json.loads(out)  # stdout stays one JSON object
-    assert res["status"] == "optimal" and res["extra"]["rounds"] >= 1
-    assert err.startswith("round 1: LP ")
+    assert res["status"] == "optimal" and res["extra"]["phase"] == "profiles"
+    assert err.startswith("profile search (") and "bound" in err

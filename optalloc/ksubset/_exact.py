@@ -59,10 +59,13 @@ _EPS = 1e-6
 _SIMPLEX_UP_TO = 2048
 #: seconds of profile search by relative gap between the incumbent and the
 #: partition bound (measured: below 3 % most instances close within 2 s;
-#: above 10 % almost none does; within 0.5 % the LP stalls on the symmetric
-#: optima of a nearly empty machine, and a 16 x 16 trace state at k = 64
-#: needed 7.5 s)
+#: within 0.5 % the LP stalls on the symmetric optima of a nearly empty
+#: machine), and by the number of partitions scoring below the incumbent
+#: (16 x 16 half free: up to 200 of them, k <= 16, the search closes within
+#: about 1 s where the LP takes 2-6 s; 280-320, k = 20, within 2-5 s; from
+#: about 370 on it does not close in 10 s)
 _PROFILE_SLICES = ((0.005, 10.0), (0.03, 2.0), (0.08, 0.5))
+_PROFILE_COUNTS = ((200, 2.0), (350, 5.0))
 #: a partition table beyond the cached ones is scored when the bounds are
 #: this close and this many seconds are left
 _LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.03, 5.0
@@ -389,7 +392,8 @@ def exact(
         of the incumbent, run :func:`profile_search` for a short while
         before the LP (default True); False goes straight to the cut loop.
     verbose : bool, optional
-        Print one line per round of the cut loop on standard error.
+        Print a line after the profile search and one per round of the cut
+        loop on standard error.
 
     Returns
     -------
@@ -587,7 +591,9 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
                            message="heuristic matches a cheap bound", extra=extra, exact=True)
     if profiles and prof is not None and not done_gap(lb, ub):
         gap = (ub - prof) / ub
-        budget = next((sec for limit, sec in _PROFILE_SLICES if gap <= limit), 0.0)
+        below = int(np.searchsorted(grid[8], ub - 1, side="right"))  # partitions scoring below ub
+        budget = max(next((sec for limit, sec in _PROFILE_SLICES if gap <= limit), 0.0),
+                     next((sec for limit, sec in _PROFILE_COUNTS if below <= limit), 0.0))
         if time_left() is not None:
             budget = min(budget, time_left() / 2)
         if budget > 0:
@@ -597,6 +603,9 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
             if value is not None:
                 inc_idx, ub = idx, value
             lb = max(lb, lower)
+            if verbose:
+                print(f"profile search ({below} partitions below the incumbent, {budget:g} s): bound {lb:g} "
+                      f"incumbent {ub:g} t={time.perf_counter() - start:.2f}s", file=sys.stderr, flush=True)
             if closed(lb, ub):
                 extra["phase"] = "profiles"
                 return make_result(pts, inc_idx, method="exact", start=start, bound=ub, status="optimal",

@@ -24,12 +24,21 @@ by a bound that holds for every set below it (see :mod:`._box`):
 3. row profiles r with W_y(r) below what is left, majorised by lambda',
    each row at most its free cells among the used columns;
 
-and each surviving pair is checked by a maximum flow.  Only sets cheaper
-than the incumbent are sought, and the target drops with each set found,
-so a search that finishes proves its best set optimal.  It is fast when
-the lambda scores are close to the incumbent -- a nearly empty machine,
-where the pairwise LP stalls on symmetric optima -- and hopeless on sparse
-free sets, where the scores are far below it; a node budget stops it.
+and each surviving pair is checked by a maximum flow (augmenting paths).
+Only sets cheaper than the incumbent are sought, and the target drops with
+each set found, so a search that finishes proves its best set optimal.
+Rows 0..i-1 of a profile hold at most ``sum_j min(c_j, free cells of
+column j in them)`` points (Hall's condition), and so do the rows from i
+on: both checks cost O(1) per node once tabulated for c.
+
+The three levels run as one iterative depth-first search, compiled by
+numba when it is installed (plain Python otherwise, some hundred times
+slower).  Its cost follows the number of partitions scoring below the
+incumbent: on a 16 x 16 mesh with half the nodes free, about 100-200 at
+k = 16 (proven in under a second, where the pairwise LP takes 2-6 s),
+300 at k = 20 (seconds), thousands at k >= 24, where the free cells, which
+the scores do not see, make the search hopeless; on a nearly empty
+machine a handful to a thousand.  A node budget and a time limit stop it.
 """
 
 from __future__ import annotations
@@ -41,10 +50,10 @@ import numpy as np
 
 from ._box import (
     _ascending_parts,
-    _conjugate_ascending,
     _large_table,
     _scored_partitions,
 )
+from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 from ._common import (
     as_int,
     distinct_lattice,
@@ -52,10 +61,6 @@ from ._common import (
     validate_points,
     validate_positive,
 )
-
-
-class _Budget(Exception):
-    """The node budget ran out."""
 
 
 def _tail_costs(gaps: np.ndarray, caps: np.ndarray, k: int) -> np.ndarray:
@@ -75,25 +80,318 @@ def _tail_costs(gaps: np.ndarray, caps: np.ndarray, k: int) -> np.ndarray:
     return tail
 
 
-def _flow_set(free: np.ndarray, c: np.ndarray, r: np.ndarray):
-    """Cells (column, row) of a 0/1 matrix on the free cells with column
-    sums c and row sums r, or None."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import maximum_flow
+def _now():
+    """Seconds of a monotonic clock (callable from the compiled search)."""
+    return time.perf_counter()
 
-    cols, rows = np.nonzero(free & (c[:, None] > 0) & (r[None, :] > 0))
+
+def _flow(free, c, r, x):  # pragma: no cover - compiled by numba when installed
+    """A 0/1 matrix ``x`` on the free cells with column sums c and row sums
+    r (augmenting paths from a greedy start); False when there is none."""
     p, q = free.shape
-    src, sink = p + q, p + q + 1
-    tail = np.concatenate((np.full(p, src), cols, p + np.arange(q)))
-    head = np.concatenate((np.arange(p), p + rows, np.full(q, sink)))
-    cap = np.concatenate((c, np.ones(len(cols), dtype=np.int64), r)).astype(np.int32)
-    graph = csr_matrix((cap, (tail, head)), shape=(p + q + 2, p + q + 2))
-    flow = maximum_flow(graph, src, sink)
-    if flow.flow_value < c.sum():
-        return None
-    f = flow.flow.tocsr()
-    used = np.asarray(f[cols, p + rows]).ravel() > 0
-    return cols[used], rows[used]
+    x[:, :] = 0
+    fc = np.zeros(p, dtype=np.int64)
+    fr = np.zeros(q, dtype=np.int64)
+    need = 0
+    for j in range(p):
+        need += c[j]
+        for i in range(q):
+            if free[j, i] and fc[j] < c[j] and fr[i] < r[i]:
+                x[j, i] = 1
+                fc[j] += 1
+                fr[i] += 1
+    done = fc.sum()
+    queue = np.empty(p, dtype=np.int64)
+    from_col = np.empty(q, dtype=np.int64)  # the column a row was reached from
+    from_row = np.empty(p, dtype=np.int64)  # the row a column was reached by (cancelling), -1 at the source
+    while done < need:
+        seen_c = np.zeros(p, dtype=np.bool_)
+        seen_r = np.zeros(q, dtype=np.bool_)
+        head = tail = 0
+        for j in range(p):
+            if fc[j] < c[j]:
+                seen_c[j] = True
+                from_row[j] = -1
+                queue[tail] = j
+                tail += 1
+        end = -1
+        while head < tail and end < 0:
+            j = queue[head]
+            head += 1
+            for i in range(q):
+                if free[j, i] and x[j, i] == 0 and r[i] > 0 and not seen_r[i]:
+                    seen_r[i] = True
+                    from_col[i] = j
+                    if fr[i] < r[i]:
+                        end = i
+                        break
+                    for j2 in range(p):
+                        if x[j2, i] == 1 and not seen_c[j2]:
+                            seen_c[j2] = True
+                            from_row[j2] = i
+                            queue[tail] = j2
+                            tail += 1
+        if end < 0:
+            return False
+        fr[end] += 1
+        i = end
+        while True:
+            j = from_col[i]
+            x[j, i] = 1
+            if from_row[j] < 0:
+                fc[j] += 1
+                break
+            i = from_row[j]
+            x[j, i] = 0
+        done += 1
+    return True
+
+
+def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numba when installed
+    """out[code]: least sum of the cuts between the nonzero parts of a
+    sub-multiset (``code`` its mixed-radix digits over ``vals``) placed
+    side by side after the others, over their orders; the cut after the
+    last is not counted."""
+    nv = len(vals)
+    radix = np.ones(nv, dtype=np.int64)
+    for t in range(1, nv):
+        radix[t] = radix[t - 1] * (mult[t - 1] + 1)
+    for code in range(len(out)):
+        s = 0
+        cnt = 0
+        for t in range(nv):
+            d = (code // radix[t]) % (mult[t] + 1)
+            s += d * vals[t]
+            cnt += d
+        if cnt <= 1:
+            out[code] = 0
+            continue
+        left = k - s
+        best = np.inf
+        for t in range(nv):
+            if (code // radix[t]) % (mult[t] + 1) > 0:
+                val = cut[left + vals[t]] + out[code - radix[t]]
+                best = min(best, val)
+        out[code] = best
+    return radix
+
+
+def _rows(free, c, wx, k, gy, cut, conj_prefix, below, total, upper, nodes, node_cap, deadline,
+          rcap, tail_y, A, B, r, vpos, rl, rcost, x, best_x):  # pragma: no cover - compiled by numba when installed
+    """Row profiles for the column profile c (costing wx) with W below
+    ``upper`` (W an integer: at most upper - 1), each checked by a flow.
+    Returns (upper, nodes, found, complete); a set found lowers upper."""
+    p, q = free.shape
+    used = 0
+    for j in range(p):
+        if c[j] > 0:
+            used += 1
+    for i in range(q):
+        s = 0
+        for j in range(p):
+            if c[j] > 0 and free[j, i]:
+                s += 1
+        rcap[i] = min(s, used)
+    # tail_y[i, L]: least cost of the cuts after row i with L points on rows 0..i
+    tail_y[q - 1, :] = np.inf
+    tail_y[q - 1, k] = 0.0
+    for i in range(q - 2, -1, -1):
+        for s in range(k + 1):
+            m = np.inf
+            for v in range(min(rcap[i + 1], k - s) + 1):
+                m = min(m, tail_y[i + 1, s + v])
+            tail_y[i, s] = gy[i] * cut[s] + m
+    # Hall's condition: rows 0..i-1 hold at most A[i] points, the rest at most B[i]
+    for i in range(q + 1):
+        a = 0
+        b = 0
+        for j in range(p):
+            a += min(c[j], below[i, j])
+            b += min(c[j], total[j] - below[i, j])
+        A[i] = a
+        B[i] = b
+    found = False
+    if k > B[0]:
+        return upper, nodes, found, True
+    i = 0
+    rl[0] = 0
+    rcost[0] = 0.0
+    vpos[0] = min(rcap[0], k)
+    while True:
+        if vpos[i] < 0:
+            r[i] = 0
+            if i == 0:
+                break
+            i -= 1
+            continue
+        v = vpos[i]
+        vpos[i] -= 1
+        new = rl[i] + v
+        if rcost[i] + tail_y[i, new] > upper - 1 - wx:
+            continue
+        r[i] = v
+        cost = rcost[i] if i == q - 1 else rcost[i] + gy[i] * cut[new]
+        nodes += 1
+        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline):
+            return upper, nodes, found, False
+        nxt = i + 1
+        if new > A[nxt] or k - new > B[nxt]:
+            continue
+        if nxt == q:
+            # Gale-Ryser: the rows sorted are majorised by the conjugate parts
+            srt = np.sort(r)[::-1]
+            run = 0
+            ok = True
+            for t in range(min(q, len(conj_prefix))):
+                run += srt[t]
+                if run > conj_prefix[t]:
+                    ok = False
+                    break
+            if ok and _flow(free, c, r, x):
+                upper = wx + cost
+                best_x[:, :] = x
+                found = True
+            continue
+        rl[nxt] = new
+        rcost[nxt] = cost
+        vpos[nxt] = min(rcap[nxt], k - new)
+        i = nxt
+    return upper, nodes, found, True
+
+
+def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, score_y, upper, node_cap,
+            deadline, best_x):  # pragma: no cover - compiled by numba when installed
+    """Every set of W below ``upper`` over the partitions in score order,
+    ``upper`` dropping with each set found (kept in ``best_x``).  Returns
+    (best W or inf, nodes, complete)."""
+    p, q = free.shape
+    max_part = counts.shape[1]
+    best = np.inf
+    nodes = 0
+    vals = np.zeros(max_part + 1, dtype=np.int64)
+    mult = np.zeros(max_part + 1, dtype=np.int64)
+    c = np.zeros(p, dtype=np.int64)
+    chosen = np.zeros(p, dtype=np.int64)
+    tpos = np.zeros(p + 1, dtype=np.int64)
+    lefts = np.zeros(p + 1, dtype=np.int64)
+    codes = np.zeros(p + 1, dtype=np.int64)
+    ccost = np.zeros(p + 1)
+    conj = np.zeros(max_part, dtype=np.int64)
+    rcap = np.zeros(q, dtype=np.int64)
+    tail_y = np.empty((q, k + 1))
+    A = np.zeros(q + 1, dtype=np.int64)
+    B = np.zeros(q + 1, dtype=np.int64)
+    r = np.zeros(q, dtype=np.int64)
+    vpos = np.zeros(q + 1, dtype=np.int64)
+    rl = np.zeros(q + 1, dtype=np.int64)
+    rcost = np.zeros(q + 1)
+    x = np.zeros((p, q), dtype=np.int8)
+    for pi in range(len(score)):
+        if score[pi] > upper - 1:
+            break
+        # the parts as distinct values (ascending, 0 for the empty columns)
+        # with multiplicities, and the prefix sums of the conjugate partition
+        nparts = 0
+        nv = 0
+        if counts[pi].sum() < p:
+            vals[0] = 0
+            mult[0] = p - counts[pi].sum()
+            nv = 1
+        for v in range(1, max_part + 1):
+            m = counts[pi, v - 1]
+            if m > 0:
+                vals[nv] = v
+                mult[nv] = m
+                nv += 1
+                nparts += m
+        run = 0
+        for t in range(max_part):
+            run += nparts
+            nparts -= counts[pi, t]
+            conj[t] = run
+        size = 1
+        for t in range(nv):
+            if vals[t] > 0:
+                size *= mult[t] + 1
+        # least cost of the cuts between the parts not placed yet (0 when
+        # the table would be too large: a weaker bound, still valid)
+        nz0 = 1 if vals[0] == 0 else 0
+        if size <= 1 << 16:
+            rest = np.zeros(size)
+            radix = _rest_costs(vals[nz0:nv], mult[nz0:nv], k, cut, rest)
+        else:
+            rest = np.zeros(1)
+            radix = np.zeros(nv - nz0, dtype=np.int64)
+        score_rows = score_y[pi]
+        # the column profiles ordering the parts, depth-first, larger parts first
+        j = 0
+        lefts[0] = 0
+        ccost[0] = 0.0
+        codes[0] = size - 1 if size <= 1 << 16 else 0
+        tpos[0] = nv - 1
+        while j >= 0:
+            if j == p:
+                upper, nodes, found, complete = _rows(free, c, ccost[p], k, gy, cut, conj, below, total, upper,
+                                                      nodes, node_cap, deadline, rcap, tail_y, A, B, r, vpos, rl,
+                                                      rcost, x, best_x)
+                if found:
+                    best = upper
+                if not complete:
+                    return best, nodes, False
+                j -= 1
+                mult[chosen[j]] += 1
+                c[j] = 0
+                continue
+            descended = False
+            while tpos[j] >= 0:
+                t = tpos[j]
+                tpos[j] -= 1
+                v = vals[t]
+                if mult[t] == 0 or v > capx[j]:
+                    continue
+                new = lefts[j] + v
+                code = codes[j]
+                if v > 0:
+                    code -= radix[t - nz0]
+                after = 0.0
+                if new < k:
+                    after = cut[new] + rest[code]
+                if ccost[j] + max(tail_x[j, new], after) > upper - 1 - score_rows:
+                    continue
+                nodes += 1
+                if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline):
+                    return best, nodes, False
+                mult[t] -= 1
+                c[j] = v
+                chosen[j] = t
+                lefts[j + 1] = new
+                codes[j + 1] = code
+                ccost[j + 1] = ccost[j] if j == p - 1 else ccost[j] + gx[j] * cut[new]
+                j += 1
+                tpos[j] = nv - 1
+                descended = True
+                break
+            if not descended:
+                j -= 1
+                if j >= 0:
+                    mult[chosen[j]] += 1
+                    c[j] = 0
+    return best, nodes, True
+
+
+if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
+    from numba import njit, objmode
+
+    @njit(cache=True)
+    def _now():
+        with objmode(t="float64"):
+            t = time.perf_counter()
+        return t
+
+    _flow = njit(cache=True)(_flow)
+    _rest_costs = njit(cache=True)(_rest_costs)
+    _rows = njit(cache=True)(_rows)
+    _target = njit(cache=True)(_target)
 
 
 def _setup(points, k, upper=None):
@@ -184,153 +482,46 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
 
 def _search(setup, k, upper, node_limit, time_limit):
     """:func:`profile_search` on the grid of :func:`_setup` (checked input)."""
-    xs, xi, ys, yi, free, capx, max_part, counts, score, score_y, rest = setup
+    xs, xi, ys, yi, free, capx, _, counts, score, score_y, rest = setup
     # a table cut at ``rest`` lists every partition below it, not above:
     # the search is complete only up to there
     upper = min(float(upper), rest)
     p, q = free.shape
-    gx, gy = np.diff(xs), np.diff(ys)
+    gx, gy = np.diff(xs).astype(float), np.diff(ys).astype(float)
+    s = np.arange(k + 1)
+    cut = (s * (k - s)).astype(float)
     tail_x = _tail_costs(gx, capx, k)
-    cut = np.arange(k + 1) * (k - np.arange(k + 1))
-    state = {"upper": upper, "best": None, "nodes": 0}
-    memo: dict = {}  # rest_cost by (part values, multiplicities left)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-
-    def tick():
-        state["nodes"] += 1
-        if state["nodes"] > node_limit:
-            raise _Budget
-        if deadline is not None and state["nodes"] % 512 == 0 and time.perf_counter() > deadline:
-            raise _Budget
-
-    capx_l, gx_l, gy_l, cut_l = capx.tolist(), gx.tolist(), gy.tolist(), cut.tolist()
-    tail_x_l = tail_x.tolist()
-    col_free = free.T.astype(np.int64)  # col_free[i]: free cells of row i, by column
-    total = free.sum(axis=1)
-
-    def rows_for(c, wx, conj_prefix):
-        """Row profiles for the column profile c (costing wx), majorised by
-        the conjugate of its parts (prefix sums ``conj_prefix``)."""
-        used = c > 0
-        rcap = np.minimum(free[used].sum(axis=0), int(used.sum()))
-        tail_y = _tail_costs(gy, rcap, k).tolist()
-        rcap = rcap.tolist()
-        r = [0] * q
-        # Hall's condition for the rows done and for the rows left: the
-        # points of a set of rows R are at most sum_j min(c_j, free cells
-        # of column j in R)
-        seen = np.zeros(p, dtype=np.int64)
-
-        def dfs(i, left, cost):
-            tick()
-            if left > np.minimum(c, seen).sum() or k - left > np.minimum(c, total - seen).sum():
-                return
-            if i == q:
-                run = 0
-                for t, v in enumerate(sorted(r, reverse=True)[: len(conj_prefix)]):
-                    run += v
-                    if run > conj_prefix[t]:
-                        return
-                cells = _flow_set(free, c, np.array(r))
-                if cells is not None:
-                    state["upper"] = wx + cost
-                    state["best"] = (float(wx + cost), cells)
-                return
-            budget = state["upper"] - 1 - wx
-            last = i == q - 1
-            for v in range(min(rcap[i], k - left), -1, -1):
-                new = left + v
-                # the cuts from here on (this one included) at their least
-                if cost + tail_y[i][new] > budget:
-                    continue
-                r[i] = v
-                np.add(seen, col_free[i], out=seen)
-                dfs(i + 1, new, cost if last else cost + gy_l[i] * cut_l[new])
-                np.subtract(seen, col_free[i], out=seen)
-            r[i] = 0
-
-        dfs(0, 0, 0)
-
-    def columns_for(lam, conj_prefix, arr_conj):
-        """Column profiles ordering lam and the empty columns, then their rows."""
-        values, mult = np.unique(np.concatenate((lam, np.zeros(p - len(lam), dtype=np.int64))), return_counts=True)
-        values, mult = values.tolist(), mult.tolist()
-        c = [0] * p
-        vkey = tuple(values)
-
-        def rest_cost(left):
-            """Least sum of the cuts between the nonzero parts left in
-            ``mult`` (placed after ``left`` points), over their orders."""
-            key = (vkey, tuple(mult))
-            found = memo.get(key)
-            if found is not None:
-                return found
-            best = 0
-            if sum(m for v, m in zip(values, mult) if v) > 1:
-                best = None
-                for t, v in enumerate(values):
-                    if v and mult[t]:
-                        mult[t] -= 1
-                        val = cut_l[left + v] + rest_cost(left + v)
-                        mult[t] += 1
-                        best = val if best is None or val < best else best
-            memo[key] = best
-            return best
-
-        def dfs(j, left, cost):
-            tick()
-            if j == p:
-                rows_for(np.array(c), cost, conj_prefix)
-                return
-            budget = state["upper"] - 1 - arr_conj
-            last = j == p - 1
-            for t in range(len(values) - 1, -1, -1):
-                v = values[t]
-                if mult[t] == 0 or v > capx_l[j]:
-                    continue
-                new = left + v
-                mult[t] -= 1
-                # the later cuts at their least: by the capacities, or by the
-                # order of the parts left (cut after this column included)
-                more = new < k
-                bound = cost + max(tail_x_l[j][new], (cut_l[new] + rest_cost(new)) if more else 0)
-                if bound <= budget:
-                    c[j] = v
-                    dfs(j + 1, new, cost if last else cost + gx_l[j] * cut_l[new])
-                mult[t] += 1
-            c[j] = 0
-
-        dfs(0, 0, 0)
-
-    def search(target):
-        """Every set of W below ``target`` (the best one kept, ``state['upper']`` tightening)."""
-        state["upper"] = float(target)
-        for i in range(len(score)):
-            if score[i] > state["upper"] - 1:
-                break
-            lam = np.repeat(np.arange(1, max_part + 1), counts[i])[::-1]
-            conj = _conjugate_ascending(counts[i : i + 1])[0][::-1]
-            columns_for(lam, np.cumsum(conj[conj > 0]).tolist(), float(score_y[i]))
-
+    total = free.sum(axis=1).astype(np.int64)
+    below = np.zeros((q + 1, p), dtype=np.int64)  # free cells of each column in the rows before
+    below[1:] = np.cumsum(free.T, axis=0)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    score, score_y = np.asarray(score, dtype=float), np.asarray(score_y, dtype=float)
+    deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
+    best_x = np.zeros((p, q), dtype=np.int8)
+    found = None
     # iterative deepening: the search below a target near the bound is
     # narrow, and a target searched without a set proves that bound
     lower = float(np.ceil(score[0])) if len(score) else float(upper)
-    step = 1.0
-    try:
-        while state["best"] is None and lower < upper:
-            target = min(lower + step, float(upper))
-            search(target)
-            # below target: none, or the best set found (the search went on below it)
-            lower = float(target) if state["best"] is None else state["best"][0]
-            step *= 2
-    except _Budget:
-        pass
-    if state["best"] is None:
+    step, used = 1.0, 0
+    while found is None and lower < upper and used < node_limit:
+        target = min(lower + step, float(upper))
+        value, nodes, complete = _target(free, capx.astype(np.int64), total, below, gx, gy, int(k), cut, tail_x,
+                                         counts, score, score_y, float(target), int(node_limit - used),
+                                         float(deadline), best_x)
+        used += int(nodes)
+        if value < math.inf:
+            found = float(value)
+        if not complete:
+            break
+        # below target: none, or the best set found (the search went on below it)
+        lower = float(target) if found is None else found
+        step *= 2
+    if found is None:
         return None, None, lower
-    value, (cols, rows) = state["best"]
+    cols, rows = np.nonzero(best_x)
     code = {(int(a), int(b)): t for t, (a, b) in enumerate(zip(xi, yi))}
     idx = np.sort([code[(int(a), int(b))] for a, b in zip(cols, rows)])
-    return float(value), idx, lower
+    return found, idx, lower
 
 
 __all__ = ["profile_bound", "profile_search"]

@@ -166,16 +166,26 @@ def test_rel_gap_stops_early_with_a_proven_gap():
 def test_session_caches_and_carries_cuts():
     session = ExactSession()
     pts = mesh_cells((8, 8), 0.5, 3)  # needs triangle cuts at k = 10
-    first = exact(pts, 10, warm_start=session)
+    first = exact(pts, 10, warm_start=session, profiles=False)  # the cut loop, not the profile search
     assert first.status == "optimal" and first.extra["triangles"] > 0
     assert session.cuts, "binding triangle cuts should be stored"
     again = exact(pts[::-1], 10, warm_start=session)  # same free set, other order
     assert again.extra["phase"] == "cache" and session.hits == 1
     assert again.objective == first.objective
-    nxt = exact(pts[1:], 10, warm_start=session)
+    nxt = exact(pts[1:], 10, warm_start=session, profiles=False)
     assert nxt.extra["seeded_cuts"] > 0
     assert nxt.status == "optimal"
     assert nxt.objective == exact(pts[1:], 10).objective  # same optimum without the session
+
+
+def test_verbose_reports_each_phase_on_stderr(capsys):
+    pts = mesh_cells((8, 8), 0.5, 3)
+    res = exact(pts, 10, profiles=False, verbose=True)
+    err = capsys.readouterr().err.splitlines()
+    assert res.extra["rounds"] == len(err) >= 2 and all(line.startswith(f"round {i + 1}: LP ") for i, line in enumerate(err))
+    res = exact(pts, 10, verbose=True)
+    err = capsys.readouterr().err.splitlines()
+    assert res.extra["phase"] == "profiles" and len(err) == 1 and err[0].startswith("profile search (")
 
 
 @pytest.mark.parametrize("formulation", ["pairwise", "glover", "axis"])
