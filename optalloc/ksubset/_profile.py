@@ -176,10 +176,13 @@ def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numb
     return radix
 
 
-def _rows(free, c, wx, k, gy, cut, conj_prefix, below, total, upper, nodes, node_cap, deadline,
-          rcap, tail_y, A, B, r, vpos, rl, rcost, x, best_x):  # pragma: no cover - compiled by numba when installed
+def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap, deadline,
+          rcap, tail_y, A, B, E, r, vpos, rl, rcost, x, best_x):  # pragma: no cover - compiled by numba when installed
     """Row profiles for the column profile c (costing wx) with W below
     ``upper`` (W an integer: at most upper - 1), each checked by a flow.
+    ``excess[t]`` is the sum of (conj_s - t)^+ over the conjugate parts:
+    the rows, majorised by them (Gale-Ryser), keep sum_i (r_i - t)^+ at
+    most that, for every t, already over the rows chosen so far.
     Returns (upper, nodes, found, complete); a set found lowers upper."""
     p, q = free.shape
     used = 0
@@ -192,15 +195,6 @@ def _rows(free, c, wx, k, gy, cut, conj_prefix, below, total, upper, nodes, node
             if c[j] > 0 and free[j, i]:
                 s += 1
         rcap[i] = min(s, used)
-    # tail_y[i, L]: least cost of the cuts after row i with L points on rows 0..i
-    tail_y[q - 1, :] = np.inf
-    tail_y[q - 1, k] = 0.0
-    for i in range(q - 2, -1, -1):
-        for s in range(k + 1):
-            m = np.inf
-            for v in range(min(rcap[i + 1], k - s) + 1):
-                m = min(m, tail_y[i + 1, s + v])
-            tail_y[i, s] = gy[i] * cut[s] + m
     # Hall's condition: rows 0..i-1 hold at most A[i] points, the rest at most B[i]
     for i in range(q + 1):
         a = 0
@@ -210,12 +204,24 @@ def _rows(free, c, wx, k, gy, cut, conj_prefix, below, total, upper, nodes, node
             b += min(c[j], total[j] - below[i, j])
         A[i] = a
         B[i] = b
-    found = False
     if k > B[0]:
-        return upper, nodes, found, True
+        return upper, nodes, False, True
+    # tail_y[i, L]: least cost of the cuts after row i with L points on rows
+    # 0..i, those counts within Hall's limits
+    tail_y[q - 1, :] = np.inf
+    tail_y[q - 1, k] = 0.0
+    for i in range(q - 2, -1, -1):
+        for s in range(k + 1):
+            m = np.inf
+            if s <= A[i + 1] and k - s <= B[i + 1]:
+                for v in range(min(rcap[i + 1], k - s) + 1):
+                    m = min(m, tail_y[i + 1, s + v])
+            tail_y[i, s] = gy[i] * cut[s] + m
+    found = False
     i = 0
     rl[0] = 0
     rcost[0] = 0.0
+    E[0, :] = 0
     vpos[0] = min(rcap[0], k)
     while True:
         if vpos[i] < 0:
@@ -229,6 +235,13 @@ def _rows(free, c, wx, k, gy, cut, conj_prefix, below, total, upper, nodes, node
         new = rl[i] + v
         if rcost[i] + tail_y[i, new] > upper - 1 - wx:
             continue
+        ok = True
+        for t in range(v):
+            if E[i, t] + v - t > excess[t]:
+                ok = False
+                break
+        if not ok:
+            continue
         r[i] = v
         cost = rcost[i] if i == q - 1 else rcost[i] + gy[i] * cut[new]
         nodes += 1
@@ -238,20 +251,13 @@ def _rows(free, c, wx, k, gy, cut, conj_prefix, below, total, upper, nodes, node
         if new > A[nxt] or k - new > B[nxt]:
             continue
         if nxt == q:
-            # Gale-Ryser: the rows sorted are majorised by the conjugate parts
-            srt = np.sort(r)[::-1]
-            run = 0
-            ok = True
-            for t in range(min(q, len(conj_prefix))):
-                run += srt[t]
-                if run > conj_prefix[t]:
-                    ok = False
-                    break
-            if ok and _flow(free, c, r, x):
+            if _flow(free, c, r, x):
                 upper = wx + cost
                 best_x[:, :] = x
                 found = True
             continue
+        for t in range(p + 1):
+            E[nxt, t] = E[i, t] + max(v - t, 0)
         rl[nxt] = new
         rcost[nxt] = cost
         vpos[nxt] = min(rcap[nxt], k - new)
@@ -277,6 +283,8 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
     codes = np.zeros(p + 1, dtype=np.int64)
     ccost = np.zeros(p + 1)
     conj = np.zeros(max_part, dtype=np.int64)
+    excess = np.zeros(p + 1, dtype=np.int64)
+    E = np.zeros((q + 1, p + 1), dtype=np.int64)
     rcap = np.zeros(q, dtype=np.int64)
     tail_y = np.empty((q, k + 1))
     A = np.zeros(q + 1, dtype=np.int64)
@@ -304,11 +312,15 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
                 mult[nv] = m
                 nv += 1
                 nparts += m
-        run = 0
+        # conj[t]: columns with more than t points; excess[t] = sum (conj - t)^+
         for t in range(max_part):
-            run += nparts
+            conj[t] = nparts
             nparts -= counts[pi, t]
-            conj[t] = run
+        for t in range(p + 1):
+            e = 0
+            for s in range(max_part):
+                e += max(conj[s] - t, 0)
+            excess[t] = e
         size = 1
         for t in range(nv):
             if vals[t] > 0:
@@ -331,9 +343,9 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
         tpos[0] = nv - 1
         while j >= 0:
             if j == p:
-                upper, nodes, found, complete = _rows(free, c, ccost[p], k, gy, cut, conj, below, total, upper,
-                                                      nodes, node_cap, deadline, rcap, tail_y, A, B, r, vpos, rl,
-                                                      rcost, x, best_x)
+                upper, nodes, found, complete = _rows(free, c, ccost[p], k, gy, cut, excess, below, total, upper,
+                                                      nodes, node_cap, deadline, rcap, tail_y, A, B, E, r, vpos,
+                                                      rl, rcost, x, best_x)
                 if found:
                     best = upper
                 if not complete:
