@@ -58,17 +58,18 @@ _EPS = 1e-6
 #: lp_solver="auto" takes the simplex up to this n k, the IPM above
 _SIMPLEX_UP_TO = 2048
 #: seconds of profile search by relative gap between the incumbent and the
-#: partition bound (measured: below 3 % most instances close within 2 s;
-#: within 0.5 % the LP stalls on the symmetric optima of a nearly empty
-#: machine), and by the number of partitions scoring below the incumbent
+#: partition bound (within 3 % the LP stalls on the symmetric optima of a
+#: nearly empty machine, and the search closes within 2 s on every 16 x 16
+#: trace state at k = 64 seen, but one), and by the number of partitions
+#: scoring below the incumbent
 #: (16 x 16 half free: up to 200 of them, k <= 16, the search closes within
 #: about 1 s where the LP takes 2-6 s; 280-320, k = 20, within 2-5 s; from
 #: about 370 on it does not close in 10 s)
-_PROFILE_SLICES = ((0.005, 10.0), (0.03, 2.0), (0.08, 0.5))
+_PROFILE_SLICES = ((0.005, 10.0), (0.03, 5.0), (0.08, 1.0))
 _PROFILE_COUNTS = ((200, 2.0), (350, 5.0))
 #: a partition table beyond the cached ones is scored when the bounds are
 #: this close and this many seconds are left
-_LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.03, 5.0
+_LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.05, 5.0
 #: the box optimum runs its branch-and-bound with up to _BOX_NODES nodes (a
 #: few seconds) when the points fill this share of their rectangle, else with
 #: the cheap bound's BOUND_NODES (a fraction of a second: still worth it, the
