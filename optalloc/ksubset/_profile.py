@@ -61,6 +61,7 @@ from ._common import (
     validate_points,
     validate_positive,
 )
+from ._line import _window_weights
 
 
 def _tail_costs(gaps: np.ndarray, caps: np.ndarray, k: int) -> np.ndarray:
@@ -265,11 +266,19 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
     return upper, nodes, found, True
 
 
-def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, score_y, upper, node_cap,
-            deadline, best_x):  # pragma: no cover - compiled by numba when installed
+def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, score_y, own, later, cross, upper,
+            node_cap, deadline, best_x):  # pragma: no cover - compiled by numba when installed
     """Every set of W below ``upper`` over the partitions in score order,
     ``upper`` dropping with each set found (kept in ``best_x``).  Returns
-    (best W or inf, nodes, complete)."""
+    (best W or inf, nodes, complete).
+
+    Besides arr(lambda'), W_y has a bound that sees the busy cells of the
+    columns: the pairs within column j cost at least ``own[j, c_j]``, the
+    least W of c_j of its free y values, and the pairs across columns j, j'
+    at least ``cross[c_j, c_j']`` (distinct rows, at unit spacing or more).
+    So W_y is at least the sum of cross over the pairs of parts plus the
+    own values of the columns placed plus, for the parts still to place,
+    the least own value over the columns to come (``later``)."""
     p, q = free.shape
     max_part = counts.shape[1]
     best = np.inf
@@ -294,6 +303,7 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
     rl = np.zeros(q + 1, dtype=np.int64)
     rcost = np.zeros(q + 1)
     x = np.zeros((p, q), dtype=np.int8)
+    wsum = np.zeros(p + 1)  # pairs across the parts + own spread of the columns placed
     for pi in range(len(score)):
         if score[pi] > upper - 1:
             break
@@ -335,6 +345,13 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
             rest = np.zeros(1)
             radix = np.zeros(nv - nz0, dtype=np.int64)
         score_rows = score_y[pi]
+        pairs = 0.0
+        for t in range(nv):
+            if vals[t] > 0:
+                pairs += mult[t] * (mult[t] - 1) / 2 * cross[vals[t], vals[t]]
+                for u in range(t + 1, nv):
+                    pairs += mult[t] * mult[u] * cross[vals[t], vals[u]]
+        wsum[0] = pairs
         # the column profiles ordering the parts, depth-first, larger parts first
         j = 0
         lefts[0] = 0
@@ -368,7 +385,16 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
                 after = 0.0
                 if new < k:
                     after = cut[new] + rest[code]
-                if ccost[j] + max(tail_x[j, new], after) > upper - 1 - score_rows:
+                xlow = ccost[j] + max(tail_x[j, new], after)
+                if xlow > upper - 1 - score_rows:
+                    continue
+                # W_y from the spread within the columns, placed and to come
+                ylow = wsum[j] + own[j, v]
+                for u in range(nv):
+                    m = mult[u] - 1 if u == t else mult[u]
+                    if vals[u] > 0 and m > 0:
+                        ylow += m * later[j + 1, vals[u]]
+                if xlow + ylow > upper - 1:
                     continue
                 nodes += 1
                 if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline):
@@ -376,6 +402,7 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
                 mult[t] -= 1
                 c[j] = v
                 chosen[j] = t
+                wsum[j + 1] = wsum[j] + own[j, v]
                 lefts[j + 1] = new
                 codes[j + 1] = code
                 ccost[j + 1] = ccost[j] if j == p - 1 else ccost[j] + gx[j] * cut[new]
@@ -492,6 +519,36 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
     return _search(setup, int(k), upper, node_limit, time_limit)
 
 
+def _spread_tables(ys, free, k, max_part):
+    """Tables of the column bound on W_y (see :func:`_target`).
+
+    ``own[j, v]``: least W of v of the free y values of column j (a window
+    of consecutive free cells; inf beyond its free cells); ``later[j, v]``:
+    the least of ``own[i, v]`` over columns i >= j; ``cross[a, b]``: least
+    sum of |s - t| over a distinct integers s and b distinct integers t
+    (the shorter block centred in the longer one)."""
+    p = free.shape[0]
+    own = np.full((p, k + 1), np.inf)
+    own[:, 0] = 0.0
+    for j in range(p):
+        col = ys[free[j]].astype(float)
+        if len(col):
+            own[j, 1] = 0.0
+        for v in range(2, min(len(col), k) + 1):
+            own[j, v] = _window_weights(col, v).min()
+    later = np.full((p + 1, k + 1), np.inf)
+    later[p, 0] = 0.0
+    for j in range(p - 1, -1, -1):
+        later[j] = np.minimum(later[j + 1], own[j])
+    idx = np.arange(max_part + 1)
+    cross = np.zeros((max_part + 1, max_part + 1))
+    for a in range(1, max_part + 1):
+        for b in range(1, a + 1):
+            t = (a - b) // 2 + np.arange(b)
+            cross[a, b] = cross[b, a] = np.abs(idx[:a, None] - t[None, :]).sum()
+    return own, later, cross
+
+
 def _search(setup, k, upper, node_limit, time_limit):
     """:func:`profile_search` on the grid of :func:`_setup` (checked input)."""
     xs, xi, ys, yi, free, capx, _, counts, score, score_y, rest = setup
@@ -508,6 +565,7 @@ def _search(setup, k, upper, node_limit, time_limit):
     below[1:] = np.cumsum(free.T, axis=0)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     score, score_y = np.asarray(score, dtype=float), np.asarray(score_y, dtype=float)
+    own, later, cross = _spread_tables(ys, free, k, counts.shape[1])
     deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
     best_x = np.zeros((p, q), dtype=np.int8)
     found = None
@@ -518,8 +576,8 @@ def _search(setup, k, upper, node_limit, time_limit):
     while found is None and lower < upper and used < node_limit:
         target = min(lower + step, float(upper))
         value, nodes, complete = _target(free, capx.astype(np.int64), total, below, gx, gy, int(k), cut, tail_x,
-                                         counts, score, score_y, float(target), int(node_limit - used),
-                                         float(deadline), best_x)
+                                         counts, score, score_y, own, later, cross, float(target),
+                                         int(node_limit - used), float(deadline), best_x)
         used += int(nodes)
         if value < math.inf:
             found = float(value)

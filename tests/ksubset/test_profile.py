@@ -28,7 +28,8 @@ def optimum(pts, k):
 @st.composite
 def free_sets(draw, max_side=5, max_cells=14):
     """A random free set of a small box, with gaps between the coordinates
-    now and then (columns 0, 1, 3, ... rather than 0, 1, 2, ...)."""
+    now and then (columns 0, 1, 3, ... rather than 0, 1, 2, ..., rows
+    likewise)."""
     width = draw(st.integers(1, max_side))
     height = draw(st.integers(1, max_side))
     cells = list(itertools.product(range(width), range(height)))
@@ -36,9 +37,10 @@ def free_sets(draw, max_side=5, max_cells=14):
     pts = np.array([c for c, f in zip(cells, keep) if f], dtype=np.int64).reshape(-1, 2)
     if len(pts) < 2 or len(pts) > max_cells:
         pts = np.array(cells[:max_cells], dtype=np.int64)
-    if draw(st.booleans()):
-        stretch = np.cumsum(draw(st.lists(st.integers(1, 3), min_size=width, max_size=width)))
-        pts[:, 0] = stretch[pts[:, 0]]
+    for axis, side in ((0, width), (1, height)):
+        if draw(st.booleans()):
+            stretch = np.cumsum(draw(st.lists(st.integers(1, 3), min_size=side, max_size=side)))
+            pts[:, axis] = stretch[pts[:, axis]]
     k = draw(st.integers(1, len(pts)))
     return pts, k
 
@@ -54,6 +56,27 @@ def test_profile_search_equals_enumeration(case):
     # nothing below the optimum: the search says so and proves it
     value, idx, lower = profile_search(pts, k, opt)
     assert value is None and idx is None and lower >= opt
+
+
+def test_spread_tables_against_enumeration():
+    # own[j, v]: least W of v free cells of column j; later: its minimum over
+    # the columns from j on; cross[a, b]: least sum of |s - t| over a and b
+    # distinct integers (checked among 0..8)
+    rng = np.random.default_rng(5)
+    ys = np.array([0, 1, 3, 4, 5, 8, 9])
+    free = rng.random((4, len(ys))) < 0.6
+    own, later, cross = _profile._spread_tables(ys, free, 5, 4)
+    for j in range(4):
+        col = ys[free[j]]
+        for v in range(6):
+            want = min((weight(np.array(c, dtype=float)[:, None]) for c in itertools.combinations(col, v)),
+                       default=np.inf) if v else 0.0
+            assert own[j, v] == want
+            assert later[j, v] == own[j:, v].min()
+    for a, b in itertools.product(range(1, 5), repeat=2):
+        want = min(np.abs(np.subtract.outer(s, t)).sum()
+                   for s in itertools.combinations(range(9), a) for t in itertools.combinations(range(9), b))
+        assert cross[a, b] == want
 
 
 @settings(max_examples=60, deadline=None)
