@@ -63,10 +63,11 @@ _SIMPLEX_UP_TO = 2048
 #: trace state at k = 64 seen, but one), and by the number of partitions
 #: scoring below the incumbent
 #: (16 x 16 half free: up to 200 of them, k <= 16, the search closes within
-#: about 1 s where the LP takes 2-6 s; 280-320, k = 20, within 2-5 s; from
-#: about 370 on it does not close in 10 s)
+#: 0.8 s where the LP takes 2-6 s; 180-380, k = 20, within 0.1-5.6 s, the LP
+#: 5-7 s; 520-620, k = 24, within 1-4 s, the LP 6-15 s; from about 800 on
+#: it does not close in 10 s)
 _PROFILE_SLICES = ((0.005, 10.0), (0.03, 5.0), (0.08, 1.0))
-_PROFILE_COUNTS = ((200, 2.0), (350, 5.0))
+_PROFILE_COUNTS = ((200, 2.0), (650, 6.0))
 #: a partition table beyond the cached ones is scored when the bounds are
 #: this close and this many seconds are left
 _LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.05, 5.0
