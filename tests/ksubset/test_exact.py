@@ -178,6 +178,17 @@ def test_session_caches_and_carries_cuts():
     assert nxt.objective == exact(pts[1:], 10).objective  # same optimum without the session
 
 
+@pytest.mark.parametrize(("side", "k", "seed"), [(10, 12, 0), (12, 14, 1)])
+def test_profile_search_and_cut_loop_agree_on_half_free_meshes(side, k, seed):
+    # two independent proofs of the same optimum: the profile search (run
+    # first, few partitions score below the incumbent at this k) and the LP
+    pts = half_free_mesh(side, side, seed=seed)
+    a, b = exact(pts, k), exact(pts, k, profiles=False)
+    assert a.status == b.status == "optimal"
+    assert (a.extra["phase"], b.extra["phase"]) == ("profiles", "cuts")
+    assert a.objective == b.objective
+
+
 def test_verbose_reports_each_phase_on_stderr(capsys):
     pts = mesh_cells((8, 8), 0.5, 3)
     res = exact(pts, 10, profiles=False, verbose=True)
