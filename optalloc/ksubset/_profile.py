@@ -266,8 +266,43 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
     return upper, nodes, found, True
 
 
-def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, score_y, own, later, cross, upper,
-            node_cap, deadline, best_x):  # pragma: no cover - compiled by numba when installed
+def _pair_cross(free, gy, m, out):  # pragma: no cover - compiled by numba when installed
+    """out[j, j2, a, b]: least sum of |y_s - y_t| over a free cells s of
+    column j and b free cells t of column j2 (inf if either has too few),
+    by a dynamic programme over the rows: the gap after row i separates
+    alpha (b - beta) + (a - alpha) beta such pairs, alpha and beta the
+    cells taken from the two columns up to row i."""
+    p, q = free.shape
+    D = np.empty((m + 1, m + 1))
+    for j in range(p):
+        for j2 in range(j + 1, p):
+            for a in range(1, m + 1):
+                for b in range(1, m + 1):
+                    D[:, :] = np.inf
+                    D[0, 0] = 0.0
+                    for i in range(q):
+                        fa = free[j, i]
+                        fb = free[j2, i]
+                        for al in range(a, -1, -1):
+                            for be in range(b, -1, -1):
+                                best = D[al, be]
+                                if fa and al > 0:
+                                    best = min(best, D[al - 1, be])
+                                if fb and be > 0:
+                                    best = min(best, D[al, be - 1])
+                                if fa and fb and al > 0 and be > 0:
+                                    best = min(best, D[al - 1, be - 1])
+                                D[al, be] = best
+                        if i < q - 1:
+                            for al in range(a + 1):
+                                for be in range(b + 1):
+                                    D[al, be] += gy[i] * (al * (b - be) + (a - al) * be)
+                    out[j, j2, a, b] = D[a, b]
+                    out[j2, j, b, a] = D[a, b]
+
+
+def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, score_y, own, later, cross, pair,
+            upper, node_cap, deadline, best_x):  # pragma: no cover - compiled by numba when installed
     """Every set of W below ``upper`` over the partitions in score order,
     ``upper`` dropping with each set found (kept in ``best_x``).  Returns
     (best W or inf, nodes, complete).
@@ -278,7 +313,10 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
     at least ``cross[c_j, c_j']`` (distinct rows, at unit spacing or more).
     So W_y is at least the sum of cross over the pairs of parts plus the
     own values of the columns placed plus, for the parts still to place,
-    the least own value over the columns to come (``later``)."""
+    the least own value over the columns to come (``later``).  Two placed
+    columns j, j' cost at least ``pair[j, j', c_j, c_j']`` across, which
+    sees where their free cells are (rows free in one column and busy in
+    the other misalign the two), instead of ``cross``."""
     p, q = free.shape
     max_part = counts.shape[1]
     best = np.inf
@@ -389,7 +427,12 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
                 if xlow > upper - 1 - score_rows:
                     continue
                 # W_y from the spread within the columns, placed and to come
-                ylow = wsum[j] + own[j, v]
+                across = 0.0
+                if v > 0:
+                    for j2 in range(j):
+                        if c[j2] > 0:
+                            across += pair[j2, j, c[j2], v] - cross[c[j2], v]
+                ylow = wsum[j] + own[j, v] + across
                 for u in range(nv):
                     m = mult[u] - 1 if u == t else mult[u]
                     if vals[u] > 0 and m > 0:
@@ -402,7 +445,7 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
                 mult[t] -= 1
                 c[j] = v
                 chosen[j] = t
-                wsum[j + 1] = wsum[j] + own[j, v]
+                wsum[j + 1] = wsum[j] + own[j, v] + across
                 lefts[j + 1] = new
                 codes[j + 1] = code
                 ccost[j + 1] = ccost[j] if j == p - 1 else ccost[j] + gx[j] * cut[new]
@@ -429,6 +472,7 @@ if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
 
     _flow = njit(cache=True)(_flow)
     _rest_costs = njit(cache=True)(_rest_costs)
+    _pair_cross = njit(cache=True)(_pair_cross)
     _rows = njit(cache=True)(_rows)
     _target = njit(cache=True)(_target)
 
@@ -566,6 +610,8 @@ def _search(setup, k, upper, node_limit, time_limit):
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     score, score_y = np.asarray(score, dtype=float), np.asarray(score_y, dtype=float)
     own, later, cross = _spread_tables(ys, free, k, counts.shape[1])
+    pair = np.zeros((p, p, counts.shape[1] + 1, counts.shape[1] + 1))
+    _pair_cross(free, gy, counts.shape[1], pair)
     deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
     best_x = np.zeros((p, q), dtype=np.int8)
     found = None
@@ -576,7 +622,7 @@ def _search(setup, k, upper, node_limit, time_limit):
     while found is None and lower < upper and used < node_limit:
         target = min(lower + step, float(upper))
         value, nodes, complete = _target(free, capx.astype(np.int64), total, below, gx, gy, int(k), cut, tail_x,
-                                         counts, score, score_y, own, later, cross, float(target),
+                                         counts, score, score_y, own, later, cross, pair, float(target),
                                          int(node_limit - used), float(deadline), best_x)
         used += int(nodes)
         if value < math.inf:

@@ -79,6 +79,21 @@ def test_spread_tables_against_enumeration():
         assert cross[a, b] == want
 
 
+def test_pair_cross_against_enumeration():
+    # pair[j, j2, a, b]: least sum of |y_s - y_t| over a free cells of
+    # column j and b of column j2, rows at uneven spacing
+    rng = np.random.default_rng(7)
+    ys = np.array([0, 1, 3, 4, 7, 8])
+    free = rng.random((3, len(ys))) < 0.6
+    pair = np.zeros((3, 3, 4, 4))
+    _profile._pair_cross(free, np.diff(ys).astype(float), 3, pair)
+    for j, j2 in itertools.permutations(range(3), 2):
+        for a, b in itertools.product(range(1, 4), repeat=2):
+            want = min((np.abs(np.subtract.outer(s, t)).sum() for s in itertools.combinations(ys[free[j]], a)
+                        for t in itertools.combinations(ys[free[j2]], b)), default=np.inf)
+            assert pair[j, j2, a, b] == want
+
+
 @settings(max_examples=60, deadline=None)
 @given(free_sets())
 def test_profile_bound_lies_between_the_box_bound_and_the_optimum(case):
