@@ -61,13 +61,12 @@ _SIMPLEX_UP_TO = 2048
 #: partition bound (within 3 % the LP stalls on the symmetric optima of a
 #: nearly empty machine, and the search closes within 2 s on every 16 x 16
 #: trace state at k = 64 seen, but one), and by the number of partitions
-#: scoring below the incumbent
-#: (16 x 16 half free: up to 200 of them, k <= 16, the search closes within
-#: 0.8 s where the LP takes 2-6 s; 180-380, k = 20, within 0.1-5.6 s, the LP
-#: 5-7 s; 520-620, k = 24, within 1-4 s, the LP 6-15 s; from about 800 on
-#: it does not close in 10 s)
+#: scoring below the incumbent (16 x 16 half free: up to 1000 of them,
+#: k <= 24, the search closes within 1.6 s where the LP takes 2-15 s;
+#: 1500-1700, k = 28, within 1.6 s; from about 1800 on, k >= 28, it may
+#: take 10-60 s, the LP 10-26 s)
 _PROFILE_SLICES = ((0.005, 10.0), (0.03, 5.0), (0.08, 1.0))
-_PROFILE_COUNTS = ((200, 2.0), (650, 6.0))
+_PROFILE_COUNTS = ((1700, 3.0),)
 #: a partition table beyond the cached ones is scored when the bounds are
 #: this close and this many seconds are left
 _LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.05, 5.0
