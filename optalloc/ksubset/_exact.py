@@ -12,9 +12,11 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
    rectangles with time to spare), which proves its own optimal set when
    that set fits among the points;
 2. in the plane, when the free set nearly fills its rectangle (the
-   partition bound within a few percent of the incumbent), a short
+   partition bound within a few percent of the incumbent) or few column
+   partitions score below the incumbent (small k), a short
    :func:`profile_search` over column and row profiles, which proves such
-   instances far faster than the LP (it stalls on their symmetric optima);
+   instances far faster than the LP (it stalls on the symmetric optima of
+   nearly empty machines);
 3. the cut loop: solve the LP, fix variables by reduced cost against the
    incumbent, separate violated rows (y_ij <= x_i, y_ij >= x_i + x_j - 1,
    triangle inequalities y_ij + y_il - y_jl <= x_i), round the LP point
@@ -390,8 +392,9 @@ def exact(
         rows are always all added.
     profiles : bool, optional
         For 2D lattice points whose partition bound is within a few percent
-        of the incumbent, run :func:`profile_search` for a short while
-        before the LP (default True); False goes straight to the cut loop.
+        of the incumbent, or with at most 1700 column partitions scoring
+        below it, run :func:`profile_search` for a short while before the
+        LP (default True); False goes straight to the cut loop.
     verbose : bool, optional
         Print a line after the profile search and one per round of the cut
         loop on standard error.
