@@ -620,7 +620,9 @@ def _search(setup, k, upper, node_limit, time_limit):
     lower = float(np.ceil(score[0])) if len(score) else float(upper)
     step, used = 1.0, 0
     while found is None and lower < upper and used < node_limit:
-        target = min(lower + step, float(upper))
+        # the last step goes to upper at once rather than just below it (a
+        # search to just below upper costs nearly as much as one to upper)
+        target = float(upper) if lower + 2 * step > upper else lower + step
         value, nodes, complete = _target(free, capx.astype(np.int64), total, below, gx, gy, int(k), cut, tail_x,
                                          counts, score, score_y, own, later, cross, pair, float(target),
                                          int(node_limit - used), float(deadline), best_x)
