@@ -610,8 +610,11 @@ def _search(setup, k, upper, node_limit, time_limit):
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     score, score_y = np.asarray(score, dtype=float), np.asarray(score_y, dtype=float)
     own, later, cross = _spread_tables(ys, free, k, counts.shape[1])
-    pair = np.zeros((p, p, counts.shape[1] + 1, counts.shape[1] + 1))
-    _pair_cross(free, gy, counts.shape[1], pair)
+    # the table of column pairs costs tens of millions of steps: compiled
+    # only; without numba two columns cost what two aligned blocks do
+    pair = np.broadcast_to(cross, (p, p) + cross.shape).copy()
+    if _HAVE_NUMBA:
+        _pair_cross(free, gy, counts.shape[1], pair)
     deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
     best_x = np.zeros((p, q), dtype=np.int8)
     found = None
