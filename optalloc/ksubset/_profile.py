@@ -64,6 +64,11 @@ from ._common import (
 from ._line import _window_weights
 
 
+#: most steps spent on the table of column pairs of :func:`_pair_cross`
+#: (a step takes about 6 ns compiled)
+PAIR_STEPS = 5 * 10**7
+
+
 def _tail_costs(gaps: np.ndarray, caps: np.ndarray, k: int) -> np.ndarray:
     """tail[i, L]: least cost of the cuts after line i, given L points on
     lines 0..i, the later lines holding at most their caps (inf if the
@@ -268,16 +273,21 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
 
 def _pair_cross(free, gy, m, out):  # pragma: no cover - compiled by numba when installed
     """out[j, j2, a, b]: least sum of |y_s - y_t| over a free cells s of
-    column j and b free cells t of column j2 (inf if either has too few),
-    by a dynamic programme over the rows: the gap after row i separates
+    column j and b free cells t of column j2 (left as it is where either
+    has too few), by a dynamic programme over the rows: the gap after row i separates
     alpha (b - beta) + (a - alpha) beta such pairs, alpha and beta the
     cells taken from the two columns up to row i."""
     p, q = free.shape
     D = np.empty((m + 1, m + 1))
+    cnt = np.zeros(p, dtype=np.int64)
+    for j in range(p):
+        for i in range(q):
+            if free[j, i]:
+                cnt[j] += 1
     for j in range(p):
         for j2 in range(j + 1, p):
-            for a in range(1, m + 1):
-                for b in range(1, m + 1):
+            for a in range(1, min(m, cnt[j]) + 1):
+                for b in range(1, min(m, cnt[j2]) + 1):
                     D[:, :] = np.inf
                     D[0, 0] = 0.0
                     for i in range(q):
@@ -610,10 +620,13 @@ def _search(setup, k, upper, node_limit, time_limit):
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     score, score_y = np.asarray(score, dtype=float), np.asarray(score_y, dtype=float)
     own, later, cross = _spread_tables(ys, free, k, counts.shape[1])
-    # the table of column pairs costs tens of millions of steps: compiled
-    # only; without numba two columns cost what two aligned blocks do
+    # the table of column pairs costs q a b steps per pair of columns and
+    # counts a, b (3e6 on 16 x 16 half free, 0.03 s): compiled, and up to
+    # PAIR_STEPS; otherwise two columns cost what two aligned blocks do
     pair = np.broadcast_to(cross, (p, p) + cross.shape).copy()
-    if _HAVE_NUMBA:
+    tri = np.minimum(total, counts.shape[1])
+    tri = tri * (tri + 1) / 2
+    if _HAVE_NUMBA and q * (tri.sum() ** 2 - (tri**2).sum()) / 2 <= PAIR_STEPS:
         _pair_cross(free, gy, counts.shape[1], pair)
     deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
     best_x = np.zeros((p, q), dtype=np.int8)
