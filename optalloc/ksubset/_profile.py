@@ -20,9 +20,13 @@ by a bound that holds for every set below it (see :mod:`._box`):
    least the score (the rows of a 0/1 matrix with those column sums are
    majorised by lambda', Gale-Ryser);
 2. column profiles c ordering lambda (and the empty columns) into the
-   columns, with W_x(c) + arr(lambda') below the target;
-3. row profiles r with W_y(r) below what is left, majorised by lambda',
-   each row at most its free cells among the used columns;
+   columns, with W_x(c) + arr(lambda') below the target, and W_x(c) plus
+   a second bound on W_y that sees the busy cells (the spread of each
+   column's own free cells, and for two placed columns the least cross
+   sum of their free cells; see :func:`_target`);
+3. row profiles r with W_y(r) below what is left, majorised by lambda'
+   (checked as the rows are chosen), each row at most its free cells
+   among the used columns;
 
 and each surviving pair is checked by a maximum flow (augmenting paths).
 Only sets cheaper than the incumbent are sought, and the target drops with
@@ -34,11 +38,12 @@ on: both checks cost O(1) per node once tabulated for c.
 The three levels run as one iterative depth-first search, compiled by
 numba when it is installed (plain Python otherwise, some hundred times
 slower).  Its cost follows the number of partitions scoring below the
-incumbent: on a 16 x 16 mesh with half the nodes free, about 100-200 at
-k = 16 (proven in under a second, where the pairwise LP takes 2-6 s),
-300 at k = 20 (seconds), thousands at k >= 24, where the free cells, which
-the scores do not see, make the search hopeless; on a nearly empty
-machine a handful to a thousand.  A node budget and a time limit stop it.
+incumbent: on a 16 x 16 mesh with half the nodes free, 30-140 at k = 16,
+180-380 at k = 20 and 500-950 at k = 24, all proven in 0.1-1.6 s (the
+pairwise LP takes 2-15 s); 1500-2200 at k = 28 (1-11 s, or more than
+20 s), about 4000 at k = 32 (10-50 s or more), and beyond that the
+search does not finish; on a nearly empty machine a handful to a few
+thousand.  A node budget and a time limit stop it.
 """
 
 from __future__ import annotations
@@ -356,7 +361,7 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
         if score[pi] > upper - 1:
             break
         # the parts as distinct values (ascending, 0 for the empty columns)
-        # with multiplicities, and the prefix sums of the conjugate partition
+        # with multiplicities, and the conjugate partition
         nparts = 0
         nv = 0
         if counts[pi].sum() < p:
