@@ -68,27 +68,26 @@ from ._common import (
 )
 from ._line import _window_weights
 
-
 #: most steps spent on the table of column pairs of :func:`_pair_cross`
 #: (a step takes about 6 ns compiled)
 PAIR_STEPS = 5 * 10**7
 
 
-def _tail_costs(gaps: np.ndarray, caps: np.ndarray, k: int) -> np.ndarray:
+def _cut_tails(gaps, caps, k, A, B, tail):  # pragma: no cover - compiled by numba when installed
     """tail[i, L]: least cost of the cuts after line i, given L points on
-    lines 0..i, the later lines holding at most their caps (inf if the
-    rest cannot be placed)."""
+    lines 0..i, the later lines holding at most their caps and the points on
+    lines 0..i at most A[i + 1], on the others at most B[i + 1] (inf if
+    the rest cannot be placed)."""
     m = len(caps)
-    s = np.arange(k + 1)
-    tail = np.full((m, k + 1), np.inf)
+    tail[m - 1, :] = np.inf
     tail[m - 1, k] = 0.0
     for i in range(m - 2, -1, -1):
-        nxt = tail[i + 1]
-        best = np.full(k + 1, np.inf)
-        for v in range(min(int(caps[i + 1]), k) + 1):
-            best[: k + 1 - v] = np.minimum(best[: k + 1 - v], nxt[v:])
-        tail[i] = gaps[i] * s * (k - s) + best
-    return tail
+        for s in range(k + 1):
+            best = np.inf
+            if s <= A[i + 1] and k - s <= B[i + 1]:
+                for v in range(min(caps[i + 1], k - s) + 1):
+                    best = min(best, tail[i + 1, s + v])
+            tail[i, s] = gaps[i] * s * (k - s) + best
 
 
 def _now():
@@ -217,17 +216,8 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
         B[i] = b
     if k > B[0]:
         return upper, nodes, False, True
-    # tail_y[i, L]: least cost of the cuts after row i with L points on rows
-    # 0..i, those counts within Hall's limits
-    tail_y[q - 1, :] = np.inf
-    tail_y[q - 1, k] = 0.0
-    for i in range(q - 2, -1, -1):
-        for s in range(k + 1):
-            m = np.inf
-            if s <= A[i + 1] and k - s <= B[i + 1]:
-                for v in range(min(rcap[i + 1], k - s) + 1):
-                    m = min(m, tail_y[i + 1, s + v])
-            tail_y[i, s] = gy[i] * cut[s] + m
+    # the least cost of the row cuts still to come, within Hall's limits
+    _cut_tails(gy, rcap, k, A, B, tail_y)
     found = False
     i = 0
     rl[0] = 0
@@ -316,7 +306,7 @@ def _pair_cross(free, gy, m, out):  # pragma: no cover - compiled by numba when 
                     out[j2, j, b, a] = D[a, b]
 
 
-def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, score_y, own, later, cross, pair,
+def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, own, later, cross, pair,
             upper, node_cap, deadline, best_x):  # pragma: no cover - compiled by numba when installed
     """Every set of W below ``upper`` over the partitions in score order,
     ``upper`` dropping with each set found (kept in ``best_x``).  Returns
@@ -413,7 +403,7 @@ def _target(free, capx, total, below, gx, gy, k, cut, tail_x, counts, score, sco
         tpos[0] = nv - 1
         while j >= 0:
             if j == p:
-                upper, nodes, found, complete = _rows(free, c, ccost[p], k, gy, cut, excess, below, total, upper,
+                upper, nodes, found, complete = _rows(free, c, ccost[p], k, gy, cut, excess, below, capx, upper,
                                                       nodes, node_cap, deadline, rcap, tail_y, A, B, E, r, vpos,
                                                       rl, rcost, x, best_x)
                 if found:
@@ -485,6 +475,7 @@ if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
             t = time.perf_counter()
         return t
 
+    _cut_tails = njit(cache=True)(_cut_tails)
     _flow = njit(cache=True)(_flow)
     _rest_costs = njit(cache=True)(_rest_costs)
     _pair_cross = njit(cache=True)(_pair_cross)
@@ -618,8 +609,10 @@ def _search(setup, k, upper, node_limit, time_limit):
     gx, gy = np.diff(xs).astype(float), np.diff(ys).astype(float)
     s = np.arange(k + 1)
     cut = (s * (k - s)).astype(float)
-    tail_x = _tail_costs(gx, capx, k)
-    total = free.sum(axis=1).astype(np.int64)
+    capx = capx.astype(np.int64)  # free cells of each column
+    no_limit = np.full(p + 1, k, dtype=np.int64)
+    tail_x = np.empty((p, k + 1))
+    _cut_tails(gx, capx, k, no_limit, no_limit, tail_x)
     below = np.zeros((q + 1, p), dtype=np.int64)  # free cells of each column in the rows before
     below[1:] = np.cumsum(free.T, axis=0)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
@@ -629,7 +622,7 @@ def _search(setup, k, upper, node_limit, time_limit):
     # counts a, b (3e6 on 16 x 16 half free, 0.03 s): compiled, and up to
     # PAIR_STEPS; otherwise two columns cost what two aligned blocks do
     pair = np.broadcast_to(cross, (p, p) + cross.shape).copy()
-    tri = np.minimum(total, counts.shape[1])
+    tri = np.minimum(capx, counts.shape[1])
     tri = tri * (tri + 1) / 2
     if _HAVE_NUMBA and q * (tri.sum() ** 2 - (tri**2).sum()) / 2 <= PAIR_STEPS:
         _pair_cross(free, gy, counts.shape[1], pair)
@@ -644,7 +637,7 @@ def _search(setup, k, upper, node_limit, time_limit):
         # the last step goes to upper at once rather than just below it (a
         # search to just below upper costs nearly as much as one to upper)
         target = float(upper) if lower + 2 * step > upper else lower + step
-        value, nodes, complete = _target(free, capx.astype(np.int64), total, below, gx, gy, int(k), cut, tail_x,
+        value, nodes, complete = _target(free, capx, below, gx, gy, int(k), cut, tail_x,
                                          counts, score, score_y, own, later, cross, pair, float(target),
                                          int(node_limit - used), float(deadline), best_x)
         used += int(nodes)
