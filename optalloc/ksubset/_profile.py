@@ -26,9 +26,11 @@ by a bound that holds for every set below it (see :mod:`._box`):
    sum of their free cells; see :func:`_target`);
 3. row profiles r with W_y(r) below what is left, majorised by lambda'
    (checked as the rows are chosen), each row at most its free cells
-   among the used columns;
+   among the used columns, and the rows chosen so far realised by a 0/1
+   matrix on the free cells: each new row is filled at once, moving the
+   earlier rows along augmenting paths when a column is full, so a prefix
+   no set realises is cut where it appears, and a full profile is a set.
 
-and each surviving pair is checked by a maximum flow (augmenting paths).
 Only sets cheaper than the incumbent are sought, and the target drops with
 each set found, so a search that finishes proves its best set optimal.
 Rows 0..i-1 of a profile hold at most ``sum_j min(c_j, free cells of
@@ -95,65 +97,60 @@ def _now():
     return time.perf_counter()
 
 
-def _flow(free, c, r, x):  # pragma: no cover - compiled by numba when installed
-    """A 0/1 matrix ``x`` on the free cells with column sums c and row sums
-    r (augmenting paths from a greedy start); False when there is none."""
-    p, q = free.shape
-    x[:, :] = 0
-    fc = np.zeros(p, dtype=np.int64)
-    fr = np.zeros(q, dtype=np.int64)
-    need = 0
-    for j in range(p):
-        need += c[j]
-        for i in range(q):
-            if free[j, i] and fc[j] < c[j] and fr[i] < r[i]:
-                x[j, i] = 1
+def _add_row(free, c, X, fc, i, v, seen, prev_col, prev_row, queue):  # pragma: no cover - compiled by numba when installed
+    """Give row i v cells of ``X`` (free, in columns under their count c,
+    tracked in ``fc``), moving the earlier rows along augmenting paths
+    when a column is full; False when the rows so far admit no such
+    matrix."""
+    p = free.shape[0]
+    for _ in range(v):
+        # a column with room that row i does not use yet: take it
+        done = False
+        for j in range(p):
+            if free[j, i] and X[j, i] == 0 and fc[j] < c[j]:
+                X[j, i] = 1
                 fc[j] += 1
-                fr[i] += 1
-    done = fc.sum()
-    queue = np.empty(p, dtype=np.int64)
-    from_col = np.empty(q, dtype=np.int64)  # the column a row was reached from
-    from_row = np.empty(p, dtype=np.int64)  # the row a column was reached by (cancelling), -1 at the source
-    while done < need:
-        seen_c = np.zeros(p, dtype=np.bool_)
-        seen_r = np.zeros(q, dtype=np.bool_)
+                done = True
+                break
+        if done:
+            continue
+        # breadth-first over full columns: row i takes a cell of column j0,
+        # a row i2 in it moves to column j2, ... until a column with room
+        seen[:] = False
         head = tail = 0
         for j in range(p):
-            if fc[j] < c[j]:
-                seen_c[j] = True
-                from_row[j] = -1
+            if free[j, i] and X[j, i] == 0:
+                seen[j] = True
+                prev_col[j] = -1
                 queue[tail] = j
                 tail += 1
         end = -1
         while head < tail and end < 0:
             j = queue[head]
             head += 1
-            for i in range(q):
-                if free[j, i] and x[j, i] == 0 and r[i] > 0 and not seen_r[i]:
-                    seen_r[i] = True
-                    from_col[i] = j
-                    if fr[i] < r[i]:
-                        end = i
-                        break
+            for i2 in range(i):
+                if X[j, i2] == 1:
                     for j2 in range(p):
-                        if x[j2, i] == 1 and not seen_c[j2]:
-                            seen_c[j2] = True
-                            from_row[j2] = i
+                        if not seen[j2] and free[j2, i2] and X[j2, i2] == 0:
+                            seen[j2] = True
+                            prev_col[j2] = j
+                            prev_row[j2] = i2
+                            if fc[j2] < c[j2]:
+                                end = j2
+                                break
                             queue[tail] = j2
                             tail += 1
+                    if end >= 0:
+                        break
         if end < 0:
             return False
-        fr[end] += 1
-        i = end
-        while True:
-            j = from_col[i]
-            x[j, i] = 1
-            if from_row[j] < 0:
-                fc[j] += 1
-                break
-            i = from_row[j]
-            x[j, i] = 0
-        done += 1
+        fc[end] += 1
+        j = end
+        while prev_col[j] >= 0:
+            X[j, prev_row[j]] = 1
+            X[prev_col[j], prev_row[j]] = 0
+            j = prev_col[j]
+        X[j, i] = 1
     return True
 
 
@@ -187,13 +184,17 @@ def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numb
 
 
 def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap, deadline,
-          rcap, tail_y, A, B, E, r, vpos, rl, rcost, x, best_x):  # pragma: no cover - compiled by numba when installed
+          rcap, tail_y, A, B, E, r, vpos, rl, rcost, X, FC, work, best_x):  # pragma: no cover - compiled by numba when installed
     """Row profiles for the column profile c (costing wx) with W below
-    ``upper`` (W an integer: at most upper - 1), each checked by a flow.
+    ``upper`` (W an integer: at most upper - 1), realised by a set.
     ``excess[t]`` is the sum of (conj_s - t)^+ over the conjugate parts:
     the rows, majorised by them (Gale-Ryser), keep sum_i (r_i - t)^+ at
-    most that, for every t, already over the rows chosen so far.
-    Returns (upper, nodes, found, complete); a set found lowers upper."""
+    most that, for every t, already over the rows chosen so far.  The
+    rows chosen so far are kept filled (``X[i]``, ``FC[i]``: the cells and
+    column counts of rows 0..i-1, by :func:`_add_row`), so a prefix that
+    no 0/1 matrix on the free cells realises is cut at once, and a full
+    profile is a set.  Returns (upper, nodes, found, complete); a set
+    found lowers upper."""
     p, q = free.shape
     used = 0
     for j in range(p):
@@ -223,6 +224,10 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
     rl[0] = 0
     rcost[0] = 0.0
     E[0, :] = 0
+    X[0, :, :] = 0
+    FC[0, :] = 0
+    seen = work[0] == 1
+    prev_col, prev_row, queue = work[1], work[2], work[3]
     vpos[0] = min(rcap[0], k)
     while True:
         if vpos[i] < 0:
@@ -251,11 +256,14 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
         nxt = i + 1
         if new > A[nxt] or k - new > B[nxt]:
             continue
+        X[nxt] = X[i]
+        FC[nxt] = FC[i]
+        if not _add_row(free, c, X[nxt], FC[nxt], i, v, seen, prev_col, prev_row, queue):
+            continue
         if nxt == q:
-            if _flow(free, c, r, x):
-                upper = wx + cost
-                best_x[:, :] = x
-                found = True
+            upper = wx + cost
+            best_x[:, :] = X[q]
+            found = True
             continue
         for t in range(p + 1):
             E[nxt, t] = E[i, t] + max(v - t, 0)
@@ -345,7 +353,9 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
     vpos = np.zeros(q + 1, dtype=np.int64)
     rl = np.zeros(q + 1, dtype=np.int64)
     rcost = np.zeros(q + 1)
-    x = np.zeros((p, q), dtype=np.int8)
+    X = np.zeros((q + 1, p, q), dtype=np.int8)
+    FC = np.zeros((q + 1, p), dtype=np.int64)
+    work = np.zeros((4, p), dtype=np.int64)
     wsum = np.zeros(p + 1)  # pairs across the parts + own spread of the columns placed
     for pi in range(len(score)):
         if score[pi] > upper - 1:
@@ -405,7 +415,7 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
             if j == p:
                 upper, nodes, found, complete = _rows(free, c, ccost[p], k, gy, cut, excess, below, capx, upper,
                                                       nodes, node_cap, deadline, rcap, tail_y, A, B, E, r, vpos,
-                                                      rl, rcost, x, best_x)
+                                                      rl, rcost, X, FC, work, best_x)
                 if found:
                     best = upper
                 if not complete:
@@ -476,8 +486,8 @@ if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
         return t
 
     _cut_tails = njit(cache=True)(_cut_tails)
-    _flow = njit(cache=True)(_flow)
     _rest_costs = njit(cache=True)(_rest_costs)
+    _add_row = njit(cache=True)(_add_row)
     _pair_cross = njit(cache=True)(_pair_cross)
     _rows = njit(cache=True)(_rows)
     _target = njit(cache=True)(_target)

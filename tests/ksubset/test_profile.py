@@ -98,6 +98,46 @@ def test_pair_cross_against_enumeration():
             assert pair[j, j2, a, b] == want
 
 
+def prefix_fits(free, c, r):
+    """Brute force: a 0/1 matrix on the free cells with row sums r (rows
+    0..len(r)-1) and column sums at most c."""
+    rows = [[s for s in itertools.combinations(np.flatnonzero(free[:, i]), v)] for i, v in enumerate(r)]
+    for choice in itertools.product(*rows):
+        used = np.zeros(len(c), dtype=int)
+        for cols in choice:
+            used[list(cols)] += 1
+        if (used <= c).all():
+            return True
+    return False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_add_row_keeps_the_rows_filled_exactly_when_they_fit(seed):
+    # rows added one at a time fit (moving the earlier rows along
+    # augmenting paths) exactly when some 0/1 matrix realises them
+    rng = np.random.default_rng(seed)
+    p, q = rng.integers(2, 5), rng.integers(2, 6)
+    free = rng.random((p, q)) < 0.6
+    c = rng.integers(0, free.sum(axis=1) + 1)
+    X = np.zeros((p, q), dtype=np.int8)
+    fc = np.zeros(p, dtype=np.int64)
+    work = np.zeros((4, p), dtype=np.int64)
+    r = []
+    for i in range(q):
+        v = int(rng.integers(0, free[:, i].sum() + 1))
+        before = X.copy(), fc.copy()
+        fits = _profile._add_row(free, c, X, fc, i, v, work[0] == 1, work[1], work[2], work[3])
+        assert fits == prefix_fits(free, c, [*r, v])
+        if not fits:
+            X, fc = before  # a row that does not fit is left empty
+            v = 0
+        r.append(v)
+        assert not (X.astype(bool) & ~free).any()
+        assert (X[:, : i + 1].sum(axis=0) == r).all() and (X[:, i + 1 :] == 0).all()
+        assert (X.sum(axis=1) == fc).all() and (fc <= c).all()
+
+
 @settings(max_examples=60, deadline=None)
 @given(free_sets())
 def test_profile_bound_lies_between_the_box_bound_and_the_optimum(case):
