@@ -17,7 +17,9 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
    :func:`profile_search` over column and row profiles, which proves such
    instances far faster than the LP (it stalls on the symmetric optima of
    nearly empty machines);
-3. the cut loop: solve the LP, fix variables by reduced cost against the
+3. the cut loop, with the profile search in a thread beside it when it
+   applies (compiled with numba: both release the GIL, so on two cores the
+   first to prove ends both): solve the LP, fix variables by reduced cost against the
    incumbent, separate violated rows (y_ij <= x_i, y_ij >= x_i + x_j - 1,
    triangle inequalities y_ij + y_il - y_jl <= x_i), round the LP point
    into a new incumbent with swap descent, repeat;
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -39,6 +42,7 @@ import numpy as np
 
 from ._bounds import BOUND_NODES, BOUND_NODES_3D, axis_bound, box_start
 from ._box import fit_in
+from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 from ._common import (
     is_integral,
     make_result,
@@ -56,6 +60,44 @@ from ._profile import _setup as _profile_setup
 from ._small import brute, k3
 
 FORMULATIONS = ("auto", "pairwise", "glover", "axis", "qp")
+
+
+class _Race:
+    """:func:`profile_search` in a thread beside the cut loop (the compiled
+    search and HiGHS both release the GIL, so on two cores the slower of
+    the two costs no wall time).  When the search proves its answer it
+    cancels the LP; :meth:`finish` stops it and returns its result."""
+
+    def __init__(self, grid, k, ub, time_left, closed):
+        self.deadline = np.array([math.inf if time_left is None else time.perf_counter() + time_left])
+        self.result, self.lp, self.closed, self.joined = None, None, closed, False
+        self.started, self.seconds = time.perf_counter(), 0.0
+        self.proven = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(grid, k, ub), daemon=True)
+        self.thread.start()
+
+    def _run(self, grid, k, ub):
+        value, idx, lower = _profile_search(grid, k, ub, 10**15, None, self.deadline)
+        self.result = (value, idx, lower)
+        self.seconds = time.perf_counter() - self.started
+        if self.closed(lower, ub if value is None else value):
+            self.proven.set()
+            lp = self.lp
+            if lp is not None:
+                lp.h.cancelSolve()
+
+    def watch(self, lp):
+        """Let the search cancel ``lp`` (from now on) when it proves."""
+        lp.h.HandleUserInterrupt = True
+        self.lp = lp
+        if self.proven.is_set():
+            lp.h.cancelSolve()
+
+    def finish(self):
+        self.deadline[0] = -math.inf
+        self.thread.join()
+        self.joined = True
+        return self.result
 _EPS = 1e-6
 #: lp_solver="auto" takes the simplex up to this n k, the IPM above
 _SIMPLEX_UP_TO = 2048
@@ -394,10 +436,12 @@ def exact(
         For 2D lattice points whose partition bound is within a few percent
         of the incumbent, or with at most 1700 column partitions scoring
         below it, run :func:`profile_search` for a short while before the
-        LP (default True); False goes straight to the cut loop.
+        LP, and otherwise in a thread beside the cut loop, the first proof
+        ending both (default True; the thread needs numba); False goes
+        straight to the cut loop alone.
     verbose : bool, optional
-        Print a line after the profile search and one per round of the cut
-        loop on standard error.
+        Print a line after the profile search (before the LP and beside
+        it) and one per round of the cut loop on standard error.
 
     Returns
     -------
@@ -620,6 +664,40 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
                            message=f"cheap bounds already within the requested relative gap {rel_gap:g}",
                            extra=extra, exact=True)
 
+    race = None
+    if profiles and prof is not None and _HAVE_NUMBA and (time_left() is None or time_left() > 0):
+        race = _Race(grid, k, ub, time_left(), closed)
+    try:
+        return _cut_loop(pts, k, start, time_left, closed, done_gap, lb, ub, inc_idx, extra, session, lp_solver,
+                         max_rounds, cuts_per_round, integral, rel_gap, race, verbose)
+    finally:
+        if race is not None:
+            race.finish()
+
+
+def _cut_loop(pts, k, start, time_left, closed, done_gap, lb, ub, inc_idx, extra, session, lp_solver, max_rounds,
+              cuts_per_round, integral, rel_gap, race, verbose):
+    """Phases 3 and 4 of :func:`exact`, with the profile search in ``race``
+    (or None) beside them."""
+    n = len(pts)
+
+    def join(lb, ub, inc_idx, phase):
+        """Stop the search beside the LP and take its set and bound."""
+        if race is None or race.joined:
+            return lb, ub, inc_idx, phase
+        result = race.finish()
+        value, idx, lower = result if result is not None else (None, None, -math.inf)
+        if value is not None and value < ub:
+            inc_idx, ub = idx, value
+        lb = max(lb, lower)
+        extra["profile_seconds"] = race.seconds
+        if race.proven.is_set() and closed(lb, ub):
+            phase = "profiles"
+        if verbose:
+            print(f"profile search beside the LP ({race.seconds:.2f} s): bound {lb:g} incumbent {ub:g} "
+                  f"t={time.perf_counter() - start:.2f}s", file=sys.stderr, flush=True)
+        return lb, ub, inc_idx, phase
+
     if time_left() is not None and time_left() <= 0:
         # building the LP alone takes seconds on large machines
         return make_result(pts, inc_idx, method="exact", start=start, bound=lb, status="time_limit",
@@ -627,6 +705,8 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
                            "for the LP), the incumbent may not be optimal", extra=extra, exact=True)
     dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
     lp = _PairLP(dist, k, lp_solver)
+    if race is not None:
+        race.watch(lp)
     if session is not None:
         seeds = session.seeds(pts)
         lp.add_triangles(seeds)
@@ -641,7 +721,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     status_msg, phase, last = "", "cuts", []
     for rnd in range(max_rounds):
         tl = time_left()
-        if tl is not None and tl <= 0:
+        if (tl is not None and tl <= 0) or (race is not None and race.proven.is_set()):
             break
         ok, obj, v, status_msg = lp.solve(tl)
         if not ok:
@@ -681,8 +761,11 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
     extra.update({"rows": int(lp.rows), "fixed": int(lp.fixed0.sum()), "triangles": int(len(lp.triangles()))})
     if session is not None:
         session.remember(pts, lp.binding_triangles())
+    if race is not None and race.proven.is_set():
+        lb, ub, inc_idx, phase = join(lb, ub, inc_idx, phase)
     if not (closed(lb, ub) or done_gap(lb, ub)) and (time_left() is None or time_left() > 0):
         lb, ub, inc_idx, phase = _branch(lp, pts, k, lb, ub, inc_idx, time_left(), integral, rel_gap)
+    lb, ub, inc_idx, phase = join(lb, ub, inc_idx, phase)
     extra["phase"] = phase
     if closed(lb, ub):
         status, bound = "optimal", ub

@@ -251,7 +251,7 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
         r[i] = v
         cost = rcost[i] if i == q - 1 else rcost[i] + gy[i] * cut[new]
         nodes += 1
-        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline):
+        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
             return upper, nodes, found, False
         nxt = i + 1
         if new > A[nxt] or k - new > B[nxt]:
@@ -455,7 +455,7 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
                 if xlow + ylow > upper - 1:
                     continue
                 nodes += 1
-                if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline):
+                if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
                     return best, nodes, False
                 mult[t] -= 1
                 c[j] = v
@@ -490,7 +490,8 @@ if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
     _add_row = njit(cache=True)(_add_row)
     _pair_cross = njit(cache=True)(_pair_cross)
     _rows = njit(cache=True)(_rows)
-    _target = njit(cache=True)(_target)
+    # without the GIL: exact runs the search in a thread beside the LP
+    _target = njit(cache=True, nogil=True)(_target)
 
 
 def _setup(points, k, upper=None):
@@ -609,8 +610,13 @@ def _spread_tables(ys, free, k, max_part):
     return own, later, cross
 
 
-def _search(setup, k, upper, node_limit, time_limit):
-    """:func:`profile_search` on the grid of :func:`_setup` (checked input)."""
+def _search(setup, k, upper, node_limit, time_limit, deadline=None):
+    """:func:`profile_search` on the grid of :func:`_setup` (checked input).
+
+    ``deadline``, a one-element array of :func:`time.perf_counter` time
+    (made when not given), stops the search once the clock passes it (and
+    ``time_limit`` brings it forward); another thread may set it to -inf
+    to stop the search within some 16,000 nodes."""
     xs, xi, ys, yi, free, capx, _, counts, score, score_y, rest = setup
     # a table cut at ``rest`` lists every partition below it, not above:
     # the search is complete only up to there
@@ -636,7 +642,10 @@ def _search(setup, k, upper, node_limit, time_limit):
     tri = tri * (tri + 1) / 2
     if _HAVE_NUMBA and q * (tri.sum() ** 2 - (tri**2).sum()) / 2 <= PAIR_STEPS:
         _pair_cross(free, gy, counts.shape[1], pair)
-    deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
+    if deadline is None:
+        deadline = np.array([math.inf])
+    if time_limit is not None:
+        deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
     best_x = np.zeros((p, q), dtype=np.int8)
     found = None
     # iterative deepening: the search below a target near the bound is
@@ -649,7 +658,7 @@ def _search(setup, k, upper, node_limit, time_limit):
         target = float(upper) if lower + 2 * step > upper else lower + step
         value, nodes, complete = _target(free, capx, below, gx, gy, int(k), cut, tail_x,
                                          counts, score, score_y, own, later, cross, pair, float(target),
-                                         int(node_limit - used), float(deadline), best_x)
+                                         int(node_limit - used), deadline, best_x)
         used += int(nodes)
         if value < math.inf:
             found = float(value)

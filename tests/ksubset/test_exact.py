@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
+import time
 
 import numpy as np
 import pytest
 
 from optalloc.bench import half_free_mesh
-from optalloc.ksubset import ExactSession, brute, exact, solve
+from optalloc.ksubset import ExactSession, _exact, brute, exact, solve
+from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 
 from ksubset_truth import at_most, close
 
@@ -187,6 +190,33 @@ def test_profile_search_and_cut_loop_agree_on_half_free_meshes(side, k, seed):
     assert a.status == b.status == "optimal"
     assert (a.extra["phase"], b.extra["phase"]) == ("profiles", "cuts")
     assert a.objective == b.objective
+
+
+@pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
+def test_profile_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
+    # no time for the search before the LP: it runs in a thread beside the
+    # cut loop, proves the optimum in milliseconds and the LP stops
+    monkeypatch.setattr(_exact, "_PROFILE_SLICES", ())
+    monkeypatch.setattr(_exact, "_PROFILE_COUNTS", ())
+    threads = threading.active_count()
+    pts = half_free_mesh(12, 12, seed=1)
+    a, b = exact(pts, 14), exact(pts, 14, profiles=False)
+    assert a.status == b.status == "optimal" and a.objective == b.objective
+    assert a.extra["phase"] == "profiles" and a.extra["rounds"] <= 1 and "profile_seconds" in a.extra
+    assert threading.active_count() == threads
+
+
+@pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
+def test_time_limit_stops_the_search_beside_the_lp():
+    # k = 32 on a 16 x 16 half-free mesh: neither the LP nor the search
+    # proves it in a second; both stop, the bracket holds
+    threads = threading.active_count()
+    pts = half_free_mesh(16, 16, seed=2)
+    start = time.perf_counter()
+    res = exact(pts, 32, time_limit=1.0)
+    assert res.status == "time_limit" and res.bound <= res.objective
+    assert time.perf_counter() - start < 20  # the heuristics and the LP build are not timed
+    assert threading.active_count() == threads
 
 
 def test_verbose_reports_each_phase_on_stderr(capsys):
