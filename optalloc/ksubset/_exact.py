@@ -19,8 +19,8 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
    nearly empty machines);
 3. the cut loop, with the profile search in a thread beside it when it
    applies (compiled with numba: both release the GIL, so on two cores the
-   first to prove ends both): solve the LP, fix variables by reduced cost against the
-   incumbent, separate violated rows (y_ij <= x_i, y_ij >= x_i + x_j - 1,
+   first to prove ends both): solve the LP, fix variables by reduced cost
+   against the incumbent, separate violated rows (y_ij <= x_i, y_ij >= x_i + x_j - 1,
    triangle inequalities y_ij + y_il - y_jl <= x_i), round the LP point
    into a new incumbent with swap descent, repeat;
 4. when the bound stalls: the same model as a MIP (x binary), with every
@@ -98,6 +98,8 @@ class _Race:
         self.thread.join()
         self.joined = True
         return self.result
+
+
 _EPS = 1e-6
 #: lp_solver="auto" takes the simplex up to this n k, the IPM above
 _SIMPLEX_UP_TO = 2048
@@ -779,7 +781,7 @@ def _cut_loop(pts, k, start, time_left, closed, done_gap, lb, ub, inc_idx, extra
         else f"the {phase} phase ended without closing the gap",
         "time_limit": "time limit reached; the bound is proven, the incumbent may not be optimal",
     }[status]
-    if status_msg and status_msg != "Optimal":
+    if status_msg and status_msg != "Optimal" and phase != "profiles":  # the search cancels the LP
         message += f" (last HiGHS status: {status_msg})"
     return make_result(pts, inc_idx, method="exact", start=start, bound=bound, status=status,
                        message=message, extra=extra, exact=True)
