@@ -68,16 +68,18 @@ class _Race:
     the two costs no wall time).  When the search proves its answer it
     cancels the LP; :meth:`finish` stops it and returns its result."""
 
-    def __init__(self, grid, k, ub, time_left, closed):
+    def __init__(self, grid, k, ub, lb, time_left, closed):
         self.deadline = np.array([math.inf if time_left is None else time.perf_counter() + time_left])
         self.result, self.lp, self.closed, self.joined = None, None, closed, False
         self.started, self.seconds = time.perf_counter(), 0.0
         self.proven = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(grid, k, ub), daemon=True)
+        self.thread = threading.Thread(target=self._run, args=(grid, k, ub, lb), daemon=True)
         self.thread.start()
 
-    def _run(self, grid, k, ub):
-        value, idx, lower = _profile_search(grid, k, ub, 10**15, None, self.deadline)
+    def _run(self, grid, k, ub, lb):
+        # the deepening starts at the bound proven so far (by a short search
+        # before the LP, say), not again from the least score
+        value, idx, lower = _profile_search(grid, k, ub, 10**15, None, self.deadline, lb)
         self.result = (value, idx, lower)
         self.seconds = time.perf_counter() - self.started
         if self.closed(lower, ub if value is None else value):
@@ -668,7 +670,7 @@ def _cut_and_branch(pts, k, start, time_limit, rel_gap, session, lp_solver, max_
 
     race = None
     if profiles and prof is not None and _HAVE_NUMBA and (time_left() is None or time_left() > 0):
-        race = _Race(grid, k, ub, time_left(), closed)
+        race = _Race(grid, k, ub, lb, time_left(), closed)
     try:
         return _cut_loop(pts, k, start, time_left, closed, done_gap, lb, ub, inc_idx, extra, session, lp_solver,
                          max_rounds, cuts_per_round, integral, rel_gap, race, verbose)

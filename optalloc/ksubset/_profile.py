@@ -43,9 +43,8 @@ slower).  Its cost follows the number of partitions scoring below the
 incumbent: on a 16 x 16 mesh with half the nodes free, 30-140 at k = 16,
 180-380 at k = 20 and 500-950 at k = 24, all proven in 0.1-1.6 s (the
 pairwise LP takes 2-15 s); 1500-2200 at k = 28 (1-8 s), about 4000 at
-k = 32 (9-54 s), and beyond that the
-search does not finish; on a nearly empty machine a handful to a few
-thousand.  A node budget and a time limit stop it.
+k = 32 (9-54 s), and beyond that the search does not finish; on a nearly
+empty machine a handful to a few thousand.  A node budget and a time limit stop it.
 """
 
 from __future__ import annotations
@@ -610,13 +609,15 @@ def _spread_tables(ys, free, k, max_part):
     return own, later, cross
 
 
-def _search(setup, k, upper, node_limit, time_limit, deadline=None):
+def _search(setup, k, upper, node_limit, time_limit, deadline=None, known=-math.inf):
     """:func:`profile_search` on the grid of :func:`_setup` (checked input).
 
     ``deadline``, a one-element array of :func:`time.perf_counter` time
     (made when not given), stops the search once the clock passes it (and
     ``time_limit`` brings it forward); another thread may set it to -inf
-    to stop the search within some 16,000 nodes."""
+    to stop the search within some 16,000 nodes.  ``known``, a proven lower
+    bound on the optimum (an earlier, stopped search's), is where the
+    deepening starts when it is above the least score."""
     xs, xi, ys, yi, free, capx, _, counts, score, score_y, rest = setup
     # a table cut at ``rest`` lists every partition below it, not above:
     # the search is complete only up to there
@@ -651,6 +652,7 @@ def _search(setup, k, upper, node_limit, time_limit, deadline=None):
     # iterative deepening: the search below a target near the bound is
     # narrow, and a target searched without a set proves that bound
     lower = float(np.ceil(score[0])) if len(score) else float(upper)
+    lower = max(lower, min(float(np.ceil(known - 1e-6)), float(upper)))  # W is an integer
     step, used = 1.0, 0
     while found is None and lower < upper and used < node_limit:
         # the last step goes to upper at once rather than just below it (a

@@ -58,6 +58,18 @@ def test_profile_search_equals_enumeration(case):
     assert value is None and idx is None and lower >= opt
 
 
+@settings(max_examples=80, deadline=None)
+@given(free_sets(), st.integers(0, 6))
+def test_search_from_a_known_bound_finds_the_same_optimum(case, below):
+    # a deepening that starts from a proven bound (up to the optimum)
+    # still finds an optimal set and proves it
+    pts, k = case
+    opt = optimum(pts, k)
+    setup = _profile._setup(pts, k)
+    value, idx, lower = _profile._search(setup, k, opt + 1, 10**9, None, None, opt - below)
+    assert value == opt and lower >= opt and weight(pts[idx]) == opt
+
+
 def test_spread_tables_against_enumeration():
     # own[j, v]: least W of v free cells of column j; later: its minimum over
     # the columns from j on; cross[a, b]: least sum of |s - t| over a and b
