@@ -23,13 +23,24 @@ by a bound that holds for every set below it (see :mod:`._box`):
    columns, with W_x(c) + arr(lambda') below the target, and W_x(c) plus
    a second bound on W_y that sees the busy cells (the spread of each
    column's own free cells, and for two placed columns the least cross
-   sum of their free cells; see :func:`_target`);
+   sum of a window of consecutive free cells of each; see
+   :func:`_target`);
 3. row profiles r with W_y(r) below what is left, majorised by lambda'
    (checked as the rows are chosen), each row at most its free cells
    among the used columns, and the rows chosen so far realised by a 0/1
    matrix on the free cells: each new row is filled at once, moving the
    earlier rows along augmenting paths when a column is full, so a prefix
    no set realises is cut where it appears, and a full profile is a set.
+
+Every optimal set takes a window of consecutive free cells in each column
+(and in each row): if a free cell u of a column lay between its lowest
+chosen cell lo and highest hi without being chosen, then with G(y) the
+(convex) sum of |y - y_b| over the other chosen points but lo and hi,
+swapping hi for u changes W by G(u) - G(hi) - (hi - u) and swapping lo
+for u by G(u) - G(lo) - (u - lo); for u = t lo + (1 - t) hi the
+t-weighted sum of the two is at most -2 t (1 - t) (hi - lo) < 0, so one
+swap makes the set lighter.  The bounds of level 2 hold for such sets,
+which include every optimal one, so the search's answers stand.
 
 Only sets cheaper than the incumbent are sought, and the target drops with
 each set found, so a search that finishes proves its best set optimal.
@@ -69,8 +80,8 @@ from ._common import (
 )
 from ._line import _window_weights
 
-#: most steps spent on the table of column pairs of :func:`_pair_cross`
-#: (a step takes about 6 ns compiled)
+#: most steps (pairs of windows) spent on the table of column pairs of
+#: :func:`_pair_windows` (a step takes a few ns compiled)
 PAIR_STEPS = 5 * 10**7
 
 
@@ -273,44 +284,38 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
     return upper, nodes, found, True
 
 
-def _pair_cross(free, gy, m, out):  # pragma: no cover - compiled by numba when installed
-    """out[j, j2, a, b]: least sum of |y_s - y_t| over a free cells s of
-    column j and b free cells t of column j2 (left as it is where either
-    has too few), by a dynamic programme over the rows: the gap after row i separates
-    alpha (b - beta) + (a - alpha) beta such pairs, alpha and beta the
-    cells taken from the two columns up to row i."""
+def _pair_windows(free, ys, m, out):  # pragma: no cover - compiled by numba when installed
+    """out[j, j2, a, b]: least sum of |y_s - y_t| over a window of a
+    consecutive free cells of column j and one of b of column j2 (left as
+    it is where either has too few free cells).  Every optimal set takes
+    a window of free cells in each column (see the module docstring), so
+    this bounds the pairs across two placed columns; windows of the
+    table D of distances are rectangles of its 2D prefix sums."""
     p, q = free.shape
-    D = np.empty((m + 1, m + 1))
+    Y = np.zeros((p, q))
     cnt = np.zeros(p, dtype=np.int64)
     for j in range(p):
         for i in range(q):
             if free[j, i]:
+                Y[j, cnt[j]] = ys[i]
                 cnt[j] += 1
+    P = np.zeros((q + 1, q + 1))
     for j in range(p):
         for j2 in range(j + 1, p):
-            for a in range(1, min(m, cnt[j]) + 1):
-                for b in range(1, min(m, cnt[j2]) + 1):
-                    D[:, :] = np.inf
-                    D[0, 0] = 0.0
-                    for i in range(q):
-                        fa = free[j, i]
-                        fb = free[j2, i]
-                        for al in range(a, -1, -1):
-                            for be in range(b, -1, -1):
-                                best = D[al, be]
-                                if fa and al > 0:
-                                    best = min(best, D[al - 1, be])
-                                if fb and be > 0:
-                                    best = min(best, D[al, be - 1])
-                                if fa and fb and al > 0 and be > 0:
-                                    best = min(best, D[al - 1, be - 1])
-                                D[al, be] = best
-                        if i < q - 1:
-                            for al in range(a + 1):
-                                for be in range(b + 1):
-                                    D[al, be] += gy[i] * (al * (b - be) + (a - al) * be)
-                    out[j, j2, a, b] = D[a, b]
-                    out[j2, j, b, a] = D[a, b]
+            f, f2 = cnt[j], cnt[j2]
+            for u in range(f):
+                for v in range(f2):
+                    P[u + 1, v + 1] = P[u, v + 1] + P[u + 1, v] - P[u, v] + abs(Y[j, u] - Y[j2, v])
+            for a in range(1, min(m, f) + 1):
+                for b in range(1, min(m, f2) + 1):
+                    best = np.inf
+                    for s in range(f - a + 1):
+                        for t in range(f2 - b + 1):
+                            w = P[s + a, t + b] - P[s, t + b] - P[s + a, t] + P[s, t]
+                            if w < best:
+                                best = w
+                    out[j, j2, a, b] = best
+                    out[j2, j, b, a] = best
 
 
 def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, own, later, cross, pair,
@@ -326,9 +331,11 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
     So W_y is at least the sum of cross over the pairs of parts plus the
     own values of the columns placed plus, for the parts still to place,
     the least own value over the columns to come (``later``).  Two placed
-    columns j, j' cost at least ``pair[j, j', c_j, c_j']`` across, which
-    sees where their free cells are (rows free in one column and busy in
-    the other misalign the two), instead of ``cross``."""
+    columns j, j' of a set that takes a window of free cells in each
+    column, as every optimal set does, cost at least
+    ``pair[j, j', c_j, c_j']`` across, which sees where their free cells
+    are (rows free in one column and busy in the other misalign the two),
+    instead of ``cross``."""
     p, q = free.shape
     max_part = counts.shape[1]
     best = np.inf
@@ -487,7 +494,7 @@ if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
     _cut_tails = njit(cache=True)(_cut_tails)
     _rest_costs = njit(cache=True)(_rest_costs)
     _add_row = njit(cache=True)(_add_row)
-    _pair_cross = njit(cache=True)(_pair_cross)
+    _pair_windows = njit(cache=True)(_pair_windows)
     _rows = njit(cache=True)(_rows)
     # without the GIL: exact runs the search in a thread beside the LP
     _target = njit(cache=True, nogil=True)(_target)
@@ -635,14 +642,14 @@ def _search(setup, k, upper, node_limit, time_limit, deadline=None, known=-math.
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     score, score_y = np.asarray(score, dtype=float), np.asarray(score_y, dtype=float)
     own, later, cross = _spread_tables(ys, free, k, counts.shape[1])
-    # the table of column pairs costs q a b steps per pair of columns and
-    # counts a, b (3e6 on 16 x 16 half free, 0.03 s): compiled, and up to
-    # PAIR_STEPS; otherwise two columns cost what two aligned blocks do
+    # the table of column pairs costs a step per pair of windows (2e5 on
+    # 16 x 16 half free): compiled, and up to PAIR_STEPS; otherwise two
+    # columns cost what two aligned blocks do
     pair = np.broadcast_to(cross, (p, p) + cross.shape).copy()
     tri = np.minimum(capx, counts.shape[1])
     tri = tri * (tri + 1) / 2
-    if _HAVE_NUMBA and q * (tri.sum() ** 2 - (tri**2).sum()) / 2 <= PAIR_STEPS:
-        _pair_cross(free, gy, counts.shape[1], pair)
+    if _HAVE_NUMBA and (tri.sum() ** 2 - (tri**2).sum()) / 2 <= PAIR_STEPS:
+        _pair_windows(free, ys.astype(float), counts.shape[1], pair)
     if deadline is None:
         deadline = np.array([math.inf])
     if time_limit is not None:
