@@ -312,8 +312,7 @@ def _pair_windows(free, ys, m, out):  # pragma: no cover - compiled by numba whe
                     for s in range(f - a + 1):
                         for t in range(f2 - b + 1):
                             w = P[s + a, t + b] - P[s, t + b] - P[s + a, t] + P[s, t]
-                            if w < best:
-                                best = w
+                            best = min(best, w)
                     out[j, j2, a, b] = best
                     out[j2, j, b, a] = best
 
