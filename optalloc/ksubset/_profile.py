@@ -53,8 +53,8 @@ numba when it is installed (plain Python otherwise, some hundred times
 slower).  Its cost follows the number of partitions scoring below the
 incumbent: on a 16 x 16 mesh with half the nodes free, 30-140 at k = 16,
 180-380 at k = 20 and 500-950 at k = 24, all proven in 0.1-1.6 s (the
-pairwise LP takes 2-15 s); 1500-2200 at k = 28 (1-8 s), about 4000 at
-k = 32 (9-54 s), and beyond that the search does not finish; on a nearly
+pairwise LP takes 2-15 s); 1500-2200 at k = 28 (0.4-3.3 s), about 4000
+at k = 32 (3-21 s), and beyond that the search does not finish; on a nearly
 empty machine a handful to a few thousand.  A node budget and a time limit stop it.
 """
 
