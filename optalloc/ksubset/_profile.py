@@ -645,9 +645,9 @@ def _search(setup, k, upper, node_limit, time_limit, deadline=None, known=-math.
     # 16 x 16 half free): compiled, and up to PAIR_STEPS; otherwise two
     # columns cost what two aligned blocks do
     pair = np.broadcast_to(cross, (p, p) + cross.shape).copy()
-    tri = np.minimum(capx, counts.shape[1])
-    tri = tri * (tri + 1) / 2
-    if _HAVE_NUMBA and (tri.sum() ** 2 - (tri**2).sum()) / 2 <= PAIR_STEPS:
+    sizes = np.minimum(capx, counts.shape[1])
+    wins = sizes * (capx + 1) - sizes * (sizes + 1) / 2  # windows of 1..sizes cells per column
+    if _HAVE_NUMBA and (wins.sum() ** 2 - (wins**2).sum()) / 2 <= PAIR_STEPS:
         _pair_windows(free, ys.astype(float), counts.shape[1], pair)
     if deadline is None:
         deadline = np.array([math.inf])
