@@ -1,4 +1,12 @@
-"""The result type shared by every solver of optalloc."""
+"""The result types shared by every solver of optalloc.
+
+Every solver returns a :class:`Result`: the common fields (objective, proven
+bound, how good the answer is, why the solver stopped, time) mean the same
+for every problem, and each problem adds its own answer under its own name:
+:class:`SubsetResult` (``indices``: the chosen processors),
+:class:`OrderResult` (``order``: the nodes in rank order) and
+:class:`MappingResult` (``permutation``: the node of each task).
+"""
 
 from __future__ import annotations
 
@@ -9,87 +17,161 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Result", "STATUSES"]
+__all__ = ["MappingResult", "OrderResult", "Result", "STATUSES", "SubsetResult", "TERMINATIONS"]
 
-#: The statuses a :class:`Result` may carry.
-STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error")
+#: How good the answer of a :class:`Result` is.
+STATUSES = ("optimal", "feasible", "infeasible", "none")
+
+#: Why a solver stopped.
+TERMINATIONS = (
+    "optimal",          # optimality proven
+    "completed",        # a method without a proof ran to its end
+    "gap_limit",        # the requested relative gap was reached
+    "time_limit",
+    "node_limit",       # a node or enumeration budget ran out
+    "iteration_limit",
+    "infeasible",       # proven to have no solution
+    "interrupted",
+    "error",
+)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Result:
     """Outcome of one solver call.
 
-    Every solver of the project returns this type, so allocators, exact
-    solvers and approximations can be compared and certified alike.
-
     Attributes
     ----------
-    indices : numpy.ndarray
-        Sorted row indices of the chosen points into the input array.
-    points : numpy.ndarray
-        The chosen points, ``input[indices]``.
     objective : float
-        W, the sum of pairwise L1 distances over unordered pairs.
-    average : float
-        ``W / C(k, 2)`` (0 when k = 1).
+        The objective of the answer (``inf`` when there is none).
     bound : float or None
-        A proven lower bound on the optimum, or None when the method has none.
-    gap : float or None
-        ``(objective - bound) / objective`` (0 when both are 0), or None.
+        A proven lower bound on the optimum; None when none is proven.
+    status : str
+        How good the answer is: ``"optimal"`` (proven), ``"feasible"`` (an
+        answer, optimality not proven), ``"infeasible"`` (proven to have
+        none) or ``"none"`` (no answer).
+    termination : str
+        Why the solver stopped, one of :data:`TERMINATIONS`: ``"optimal"``,
+        ``"completed"`` (a heuristic that ran to its end), ``"gap_limit"``,
+        ``"time_limit"``, ``"node_limit"``, ``"iteration_limit"``,
+        ``"infeasible"``, ``"interrupted"``, ``"error"``.
+    method : str
+        The method name, as given to the solver.
     guarantee : float or None
         Worst-case factor of the method (``objective <= guarantee * OPT``),
-        1 for exact methods, None when unknown.
-    status : str
-        One of ``"optimal"``, ``"feasible"``, ``"time_limit"``,
-        ``"infeasible"``, ``"error"``.  ``"optimal"`` is only reported when
-        optimality is proven.
-    method : str
-        The method name, as given to :func:`optalloc.ksubset.solve`.
+        1 for a proven optimum, None when unknown.
     message : str
-        Human-readable account of the outcome (keeps a solver's own wording).
-    wall_time : float
+        Human-readable account of the outcome.
+    runtime : float
         Seconds spent in the solver.
     extra : dict
-        Method-specific data (tie counts, centre, iterations, ...).
-    permutation : numpy.ndarray or None
-        For assignment problems: ``permutation[i]`` is the node given to task
-        (or rank) i, in the QAP sense ``sum_ij W[i, j] C[p(i), p(j)]``.  Task
-        mappings and orderings set it; k-subset methods leave it None.
+        Method-specific data (tie counts, iterations, starts, ...).
     """
 
-    indices: np.ndarray
-    points: np.ndarray
     objective: float
-    average: float
-    bound: float | None
-    gap: float | None
-    guarantee: float | None
+    bound: float | None = None
     status: str
-    method: str
+    termination: str
+    method: str = ""
+    guarantee: float | None = None
     message: str = ""
-    wall_time: float = 0.0
+    runtime: float = 0.0
     extra: dict = field(default_factory=dict)
-    permutation: np.ndarray | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if self.termination not in TERMINATIONS:
+            raise ValueError(f"termination must be one of {TERMINATIONS}, got {self.termination!r}")
 
     @property
-    def k(self) -> int:
-        """Number of chosen points."""
-        return int(len(self.indices))
+    def gap(self) -> float | None:
+        """``(objective - bound) / objective``, clipped at 0 (0 when both
+        are 0); None without a bound or an answer."""
+        if self.status in ("none", "infeasible"):
+            return None
+        return relative_gap(self.objective, self.bound)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-Python (JSON-ready) view with the field names of the class."""
-        out = {}
-        for f in dataclasses.fields(self):
-            out[f.name] = _plain(getattr(self, f.name))
+        """Plain-Python (JSON-ready) view: every field, then ``gap``."""
+        out = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        out["gap"] = _plain(self.gap)
         return out
 
     def replace(self, **changes) -> Result:
         """A copy with some fields changed (the result itself is frozen)."""
         return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubsetResult(Result):
+    """A chosen subset of processors (the k-subset problem, allocators).
+
+    Attributes
+    ----------
+    indices : numpy.ndarray
+        Sorted indices of the chosen processors: rows of the input point
+        array, or node ids of the input machine.
+    points : numpy.ndarray
+        Coordinates of the chosen processors, ``input[indices]``.
+    average : float
+        Mean pairwise distance, ``objective / C(k, 2)`` (0 when k = 1).
+    """
+
+    indices: np.ndarray
+    points: np.ndarray
+    average: float = 0.0
+
+    @property
+    def k(self) -> int:
+        """Number of chosen processors."""
+        return int(len(self.indices))
+
+
+@dataclass(frozen=True, kw_only=True)
+class OrderResult(Result):
+    """A linear order of the nodes of a machine (orderings for 1D allocation).
+
+    Attributes
+    ----------
+    order : numpy.ndarray
+        ``order[r]`` is the node id at rank r.
+    labels : list or None
+        The node labels in rank order (the graph's own node names), or None.
+    average : float
+        Objective per unit of rank weight (the weighted mean stretch).
+    """
+
+    order: np.ndarray
+    labels: list | None = None
+    average: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class MappingResult(Result):
+    """An assignment of tasks to nodes (task mapping, the QAP).
+
+    Attributes
+    ----------
+    permutation : numpy.ndarray
+        ``permutation[i]`` is the node (or facility) given to task i, in the
+        QAP sense ``sum_ij W[i, j] C[p(i), p(j)]``.
+    average : float
+        Objective per unit of traffic (``objective / sum W``).
+    """
+
+    permutation: np.ndarray
+    average: float = 0.0
+
+
+def status_of(termination: str, *, has_answer: bool = True) -> str:
+    """The status that goes with a termination: optimal, infeasible, or
+    feasible/none by whether an answer exists."""
+    if termination == "optimal":
+        return "optimal"
+    if termination == "infeasible":
+        return "infeasible"
+    return "feasible" if has_answer else "none"
 
 
 def _plain(value):
@@ -110,7 +192,7 @@ def _plain(value):
 
 def relative_gap(objective: float, bound: float | None) -> float | None:
     """``(objective - bound) / objective``, clipped at 0; None without a bound."""
-    if bound is None:
+    if bound is None or not math.isfinite(objective):
         return None
     if objective <= 0:
         return 0.0

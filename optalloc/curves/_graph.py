@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from .._result import Result, relative_gap
+from .._result import OrderResult, status_of
 
 #: Largest network ordered (its distance matrix is dense).
 DENSE_MAX = 20000
@@ -174,8 +174,8 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     Returns
     -------
     Result
-        ``permutation[r]`` is the index (in ``list(G.nodes)``) of the node
-        at rank r, ``extra["order"]`` the node labels in order,
+        ``order[r]`` is the index (in ``list(G.nodes)``) of the node
+        at rank r, ``labels`` the node labels in order,
         ``objective`` the ordering objective, ``bound`` a proven lower bound
         (the Gilmore-Lawler bound of the QAP, or the IP's bound), ``gap``,
         ``status`` ("optimal" only when proven), ``extra["starts"]`` the
@@ -189,7 +189,7 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     >>> res = order_graph(G, rng=0, iterations=200)
     >>> res.objective <= order_graph(G, method="gilbert").objective
     True
-    >>> order_graph(nx.path_graph(5)).extra["order"] in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0])
+    >>> order_graph(nx.path_graph(5)).labels in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0])
     True
     """
     from ._objective import order_objective, rank_weights
@@ -209,7 +209,7 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
         from ._ip import order_ip
 
         res = order_ip(D, weights=weights, ring=ring, time_limit=time_limit)
-        order, bound, status = np.asarray(res.permutation), res.bound, res.status
+        order, bound, status = np.asarray(res.order), res.bound, res.termination
         extra.update(res.extra)
     elif method == "brute":
         if n > BRUTE_MAX:
@@ -224,16 +224,16 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     else:
         order, bound, extra = _qap_order(G, labels, D, c, rng, time_limit, iterations)
     value = order_objective(D, order, weights=weights, ring=ring)
+    termination = "completed" if status == "feasible" else status
     if bound is not None and bound >= value - 1e-9 * max(1.0, abs(value)):
-        status, bound = "optimal", min(bound, value)
-    extra["order"] = [labels[i] for i in order]
+        termination, bound = "optimal", min(bound, value)
     total = float(c[np.abs(np.subtract.outer(np.arange(n), np.arange(n)))].sum() / 2)
-    return Result(
-        indices=np.arange(n), points=np.empty((0, 0)), objective=value,
-        average=value / total if total else 0.0, bound=bound, gap=relative_gap(value, bound),
-        guarantee=1.0 if status == "optimal" else None, status=status, method=method,
-        message=extra.pop("message", ""), wall_time=time.perf_counter() - start_time, extra=extra,
-        permutation=np.asarray(order, dtype=np.intp))
+    return OrderResult(
+        order=np.asarray(order, dtype=np.intp), labels=[labels[i] for i in order], objective=value,
+        average=value / total if total else 0.0, bound=bound,
+        guarantee=1.0 if termination == "optimal" else None, status=status_of(termination),
+        termination=termination, method=method, message=extra.pop("message", ""),
+        runtime=time.perf_counter() - start_time, extra=extra)
 
 
 #: Largest graph ordered by enumeration.

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from optalloc._pyomo import get_solver, load_solution
-from optalloc._result import Result, relative_gap
+from optalloc._result import OrderResult, status_of
 
 from ._objective import _validate_distances, order_objective, rank_weights
 
@@ -42,16 +42,15 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
 
     Returns
     -------
-    Result
-        ``permutation`` is the order (``permutation[i]`` is the node at rank
+    OrderResult
+        ``order`` is the order (``order[i]`` is the node at rank
         i), ``objective`` its value of :func:`order_objective`, ``average``
         the objective divided by the sum of the weights over all position
         pairs (a weighted mean distance, 1 when every weighted pair is at
         distance 1), ``bound`` the dual bound proven by HiGHS, ``gap``,
-        ``guarantee`` 1 when optimal (None otherwise), ``status``
+        ``guarantee`` 1 when optimal (None otherwise), ``termination``
         ``"optimal"``, ``"time_limit"`` or ``"infeasible"``, ``method``
-        ``"ip"``.  ``indices`` is ``arange(N)`` and ``points`` an empty
-        (0, 0) array.  ``extra`` holds the solver's termination condition,
+        ``"ip"``.  ``extra`` holds the solver's termination condition,
         ``ring`` and ``distance_constraint``.
 
     Raises
@@ -85,7 +84,7 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
     >>> pos = np.array([2, 0, 3, 1])  # node v sits at pos[v] on the path
     >>> D = np.abs(np.subtract.outer(pos, pos))
     >>> r = order_ip(D)
-    >>> r.status, r.objective, pos[r.permutation].tolist() in ([0, 1, 2, 3], [3, 2, 1, 0])
+    >>> r.status, r.objective, pos[r.order].tolist() in ([0, 1, 2, 3], [3, 2, 1, 0])
     ('optimal', 5.75, True)
     """
     start = time.perf_counter()
@@ -135,8 +134,10 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
     obj = order_objective(D, order, weights=c, ring=False)
     if tc == TC.optimal:
         status = "optimal"
-    elif tc in (TC.maxTimeLimit, TC.maxIterations, TC.maxEvaluations):
+    elif tc == TC.maxTimeLimit:
         status = "time_limit"
+    elif tc in (TC.maxIterations, TC.maxEvaluations):
+        status = "iteration_limit"
     else:
         status = "error"
     if status == "optimal" and bound is None:
@@ -144,22 +145,20 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
     return _result(n, order, obj, bound, status, total_weight, message, start, extra)
 
 
-def _result(n, order, obj, bound, status, total_weight, message, start, extra) -> Result:
+def _result(n, order, obj, bound, termination, total_weight, message, start, extra) -> OrderResult:
     if bound is not None and math.isfinite(obj):
         bound = min(bound, obj)  # the solver's tolerance may put it a hair above
     average = obj / total_weight if total_weight > 0 and math.isfinite(obj) else (0.0 if obj == 0 else math.inf)
-    return Result(
-        indices=np.arange(n),
-        points=np.empty((0, 0)),
+    return OrderResult(
+        order=np.zeros(0, dtype=np.intp) if order is None else np.asarray(order, dtype=np.intp),
         objective=float(obj),
         average=float(average),
         bound=bound,
-        gap=relative_gap(obj, bound) if math.isfinite(obj) else None,
-        guarantee=1.0 if status == "optimal" else None,
-        status=status,
+        guarantee=1.0 if termination == "optimal" else None,
+        status=status_of(termination, has_answer=order is not None),
+        termination=termination,
         method="ip",
         message=message,
-        wall_time=time.perf_counter() - start,
+        runtime=time.perf_counter() - start,
         extra=extra,
-        permutation=order,
     )

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from .._result import Result, relative_gap
+from .._result import SubsetResult, status_of
 from .._validate import validate_positive  # noqa: F401 (re-exported to the k-subset modules)
 
 # Relative tolerance used to compare objective values computed along
@@ -176,12 +176,17 @@ def make_result(
     guarantee: float | None = None,
     bound: float | None = None,
     status: str | None = None,
+    termination: str | None = None,
     message: str = "",
     extra: dict | None = None,
     exact: bool = False,
-) -> Result:
-    """Assemble a :class:`Result` for a chosen subset of ``points``.
+) -> SubsetResult:
+    """Assemble a :class:`~optalloc.SubsetResult` for a chosen subset of ``points``.
 
+    ``termination`` says why the method stopped (default: ``"optimal"`` when
+    the bound meets the objective, else ``"completed"``); ``status`` is the
+    older single word (``"optimal"``, ``"feasible"``, ``"time_limit"``,
+    ``"infeasible"``, ``"error"``) and is read as the termination it names.
     With ``exact=True`` (an exact method) the guarantee is 1 when the
     outcome is proven optimal and None otherwise.
     """
@@ -199,23 +204,30 @@ def make_result(
         if bound > objective + _RTOL * max(1.0, abs(objective)):
             raise RuntimeError(f"internal error: lower bound {bound} exceeds objective {objective}")
         bound = min(bound, objective)
-    if status is None:
-        status = "optimal" if is_proven_optimal(objective, bound, integral) else "feasible"
-    if status == "optimal":
+    if termination is None:
+        termination = _LEGACY.get(status) if status is not None else None
+    if termination is None:
+        termination = "optimal" if is_proven_optimal(objective, bound, integral) else "completed"
+    if termination == "optimal":
         bound = objective
     if exact:
-        guarantee = 1.0 if status == "optimal" else None
-    return Result(
+        guarantee = 1.0 if termination == "optimal" else None
+    return SubsetResult(
         indices=idx,
         points=chosen,
         objective=objective,
         average=average,
         bound=bound,
-        gap=relative_gap(objective, bound),
         guarantee=guarantee,
-        status=status,
+        status=status_of(termination),
+        termination=termination,
         method=method,
         message=message,
-        wall_time=time.perf_counter() - start,
+        runtime=time.perf_counter() - start,
         extra=dict(extra or {}),
     )
+
+
+#: The single-word outcomes of older code, as terminations.
+_LEGACY = {"optimal": "optimal", "feasible": "completed", "time_limit": "time_limit",
+           "infeasible": "infeasible", "error": "error"}

@@ -1,15 +1,25 @@
-"""Machines: meshes of free and busy processors, and the files that describe them.
+"""Machines: meshes, tori and networks of free and busy nodes, and the files
+that describe them.
+
+:class:`Machine` is the one machine type of optalloc: the simulator, the
+k-subset solvers, task mapping and orderings all take it. Build one with
+``Machine(shape, torus=...)``, :meth:`Machine.from_graph` or
+:func:`parse_machine`.
 
 File formats
 ------------
 points file
     One point per line, coordinates separated by spaces or commas; ``#``
     starts a comment.
-mesh map
+machine map
     ASCII art: ``.`` free, any other visible character busy; rows are y,
     columns x; 3-D layers (z) separated by a blank line.
+network
+    GraphML, node-link JSON, or an edge list of ``u v [length]`` lines.
 """
 
-from ._io import Mesh, parse_mesh, parse_points, read_mesh, read_points
+from ._io import parse_map, parse_points, read_graph, read_map, read_points
+from ._machine import Machine
+from ._parse import parse_machine
 
-__all__ = ["Mesh", "parse_mesh", "parse_points", "read_mesh", "read_points"]
+__all__ = ["Machine", "parse_machine", "parse_map", "parse_points", "read_graph", "read_map", "read_points"]

@@ -1,65 +1,17 @@
-"""Reading point files and ASCII mesh maps."""
+"""Reading point files, machine maps and network files."""
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from .._text import read_text
+from ._machine import MAP_OWNER, Machine
+
 FREE = "."
-
-
-@dataclass(frozen=True)
-class Mesh:
-    """A mesh of processors, each free or busy.
-
-    Attributes
-    ----------
-    free : numpy.ndarray of bool, shape (W, H) or (W, H, D)
-        ``free[x, y]`` (or ``free[x, y, z]``) is True for a free processor.
-    """
-
-    free: np.ndarray
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """Extent per axis, (W, H) or (W, H, D)."""
-        return tuple(int(s) for s in self.free.shape)
-
-    def free_points(self) -> np.ndarray:
-        """Coordinates (x, y[, z]) of the free processors, in file order
-        (layer by layer, row by row, left to right)."""
-        d = self.free.ndim
-        # file order is z, then y, then x: transpose so argwhere walks it
-        order = tuple(reversed(range(d)))
-        idx = np.argwhere(self.free.transpose(order))
-        return idx[:, ::-1].astype(np.int64)
-
-    def to_text(self, busy: str = "#") -> str:
-        """The ASCII map of this mesh (the format :func:`read_mesh` reads)."""
-        grid = self.free if self.free.ndim == 3 else self.free[:, :, None]
-        layers = []
-        for z in range(grid.shape[2]):
-            rows = ["".join(FREE if grid[x, y, z] else busy for x in range(grid.shape[0]))
-                    for y in range(grid.shape[1])]
-            layers.append("\n".join(rows))
-        return "\n\n".join(layers) + "\n"
-
-
-def _read_text(path) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a directory, not a file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read file ({exc.__class__.__name__}: {exc})") from None
-    if not text.strip():
-        raise ValueError(f"{path}: file is empty")
-    return text
 
 
 def parse_points(text: str, *, source: str = "points") -> np.ndarray:
@@ -96,20 +48,21 @@ def parse_points(text: str, *, source: str = "points") -> np.ndarray:
 
 def read_points(path: str | os.PathLike) -> np.ndarray:
     """Read a points file (see :func:`parse_points`); shape (n, d)."""
-    return parse_points(_read_text(path), source=str(path))
+    return parse_points(read_text(path), source=str(path))
 
 
-def parse_mesh(text: str, *, source: str = "mesh") -> Mesh:
-    """Parse an ASCII mesh map.
+def parse_map(text: str, *, source: str = "map") -> Machine:
+    """A mesh from a machine map, with the busy nodes it marks.
 
-    ``.`` is a free processor, any other visible character a busy one; row
-    i of a block is y = i and column j is x = j.  A 3-D mesh is several
-    blocks (z = 0, 1, ...) separated by blank lines.  Trailing whitespace is
-    ignored; every row and every layer must have the same size.
+    ``.`` is a free node, any other visible character a busy one; row i of
+    a block is y = i and column j is x = j. A 3-D machine is several blocks
+    (z = 0, 1, ...) separated by blank lines. Trailing whitespace is
+    ignored; every row and every layer must have the same size. Busy nodes
+    are held by owner ``-2``.
 
     Examples
     --------
-    >>> m = parse_mesh("..#\\n#..\\n")
+    >>> m = parse_map("..#\\n#..\\n")
     >>> m.shape, m.free_points().tolist()
     ((3, 2), [[0, 0], [1, 0], [1, 1], [2, 1]])
     """
@@ -121,12 +74,12 @@ def parse_mesh(text: str, *, source: str = "mesh") -> Mesh:
                 layers.append([])
             continue
         if any(ch.isspace() for ch in row):
-            raise ValueError(f"{source}, line {lineno}: whitespace inside a mesh row")
+            raise ValueError(f"{source}, line {lineno}: whitespace inside a map row")
         layers[-1].append((lineno, row))
     if not layers[-1]:
         layers.pop()
     if not layers:
-        raise ValueError(f"{source}: no mesh rows")
+        raise ValueError(f"{source}: no map rows")
     width = len(layers[0][0][1])
     height = len(layers[0])
     for z, layer in enumerate(layers):
@@ -135,13 +88,75 @@ def parse_mesh(text: str, *, source: str = "mesh") -> Mesh:
         for lineno, row in layer:
             if len(row) != width:
                 raise ValueError(f"{source}, line {lineno}: row has {len(row)} columns, expected {width}")
-    free = np.array([[[ch == FREE for ch in row] for _, row in layer] for layer in layers])  # (z, y, x)
-    free = free.transpose(2, 1, 0)
-    if free.shape[2] == 1:
-        free = free[:, :, 0]
-    return Mesh(free=np.ascontiguousarray(free))
+    shape = (width, height) if len(layers) == 1 else (width, height, len(layers))
+    machine = Machine(shape)
+    # ids run x fastest, then y, then z: the order of the characters in the file
+    busy = np.flatnonzero([ch != FREE for layer in layers for _, row in layer for ch in row])
+    machine.allocate(busy, owner=MAP_OWNER)
+    return machine
 
 
-def read_mesh(path: str | os.PathLike) -> Mesh:
-    """Read an ASCII mesh map file (see :func:`parse_mesh`)."""
-    return parse_mesh(_read_text(path), source=str(path))
+def read_map(path: str | os.PathLike) -> Machine:
+    """Read a machine map file (see :func:`parse_map`)."""
+    return parse_map(read_text(path), source=str(path))
+
+
+def read_graph(path: str | os.PathLike):
+    """A NetworkX graph from an edge list, GraphML (``.graphml``) or JSON
+    node-link (``.json``) file.
+
+    An edge list has one link ``u v`` or ``u v length`` per line (``#``
+    comments); lengths go to the edge attribute ``"length"`` (of repeated
+    links the shortest counts).
+    """
+    import networkx as nx
+
+    path = Path(path)
+    text = read_text(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".graphml":
+            G = nx.parse_graphml(text)
+        elif suffix == ".json":
+            G = nx.node_link_graph(json.loads(text), edges="links")
+        else:
+            G = _parse_edge_list(text, path)
+    except (json.JSONDecodeError, nx.NetworkXError, KeyError, TypeError, AttributeError, SyntaxError) as exc:
+        raise ValueError(f"{path}: not a {suffix or 'graph'} file networkx can read ({exc})") from None
+    if G.number_of_nodes() == 0:
+        raise ValueError(f"{path}: the graph has no node")
+    return G
+
+
+def _parse_edge_list(text: str, path):
+    import networkx as nx
+
+    G = nx.Graph()
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.replace(",", " ").split()
+        if len(parts) not in (2, 3):
+            raise ValueError(f"{path}:{lineno}: expected 'u v' or 'u v length', got {line!r}")
+        u, v = (_label(x) for x in parts[:2])
+        if len(parts) == 3:
+            try:
+                length = float(parts[2])
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: length must be a number, got {parts[2]!r}") from None
+            if G.has_edge(u, v):
+                length = min(length, G.edges[u, v].get("length", length))
+            G.add_edge(u, v, length=length)
+        else:
+            G.add_edge(u, v)
+    return G
+
+
+def _label(text: str):
+    """An integer when the text reads back the same ("7"), else the text ("07", "n7")."""
+    try:
+        value = int(text)
+    except ValueError:
+        return text
+    return value if str(value) == text else text

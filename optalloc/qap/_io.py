@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..machine._io import _read_text
+from .._text import read_text
 from ._common import integral_data
 from ._core import objective
 
 
 def _numbers(path) -> list[str]:
-    return _read_text(path).split()
+    return read_text(path).split()
 
 
 def read_qaplib(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:

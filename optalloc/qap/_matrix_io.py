@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from ..machine._io import _read_text
+from .._text import read_text
 from ._metrics import _validate_flows
 
 __all__ = ["parse_matrix", "read_matrix"]
@@ -103,7 +103,7 @@ def read_matrix(path: str | os.PathLike) -> np.ndarray:
         if hasattr(a, "toarray"):
             a = a.toarray()
         return _checked(np.asarray(a), name)
-    return parse_matrix(_read_text(name), source=name)
+    return parse_matrix(read_text(name), source=name)
 
 
 def _checked(a: np.ndarray, source: str) -> np.ndarray:

@@ -1,0 +1,94 @@
+"""``parse_machine``: the one way from text to a :class:`Machine`."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ._machine import Machine
+
+__all__ = ["parse_machine"]
+
+# "16x8", "8x8x8 torus", "8x8t", "16x8 mesh", "8x8 torus(tm)"
+_SHAPE = re.compile(r"^\s*(\d+(?:\s*x\s*\d+)*)\s*(mesh|torus|t|m|torus\([tm]+\))?\s*$", re.IGNORECASE)
+# "torus:8x8", "mesh:4x4x2"
+_PREFIX = re.compile(r"^\s*(mesh|torus)\s*:\s*(\d+(?:\s*x\s*\d+)*)\s*$", re.IGNORECASE)
+
+_USAGE = ("a shape such as '16x8', '8x8x8 torus', '8x8t', 'torus:4x4', 'mesh:8x8', "
+          "a machine map file or a network file (.graphml, .json, edge list)")
+
+
+def parse_machine(spec, *, weight: str | None = None) -> Machine:
+    """A machine from text or a file.
+
+    Parameters
+    ----------
+    spec : str, os.PathLike or Machine
+        A shape: ``"16x8"`` or ``"16x8 mesh"``, ``"8x8x8 torus"``,
+        ``"8x8t"``, ``"torus:4x4"``, ``"mesh:8x8"``, ``"8x8 torus(tm)"``
+        (wrap per axis: t wraps, m does not); or the path of a machine map
+        (``.`` free, any other character busy: the busy nodes come busy), or
+        of a network (``.graphml``, node-link ``.json``, or an edge list of
+        ``u v [length]`` lines). A Machine is returned as it is.
+    weight : str, optional
+        For a network file: the edge attribute holding link lengths
+        (default: hops; an edge list's lengths are the attribute
+        ``"length"``).
+
+    Raises
+    ------
+    ValueError
+        One line, when ``spec`` is none of these.
+
+    Examples
+    --------
+    >>> parse_machine("16x8"), parse_machine("4x4x2 torus")
+    (Machine((16, 8), torus=False), Machine((4, 4, 2), torus=(True, True, True)))
+    >>> parse_machine("torus:4x4").describe(), parse_machine("8x8 torus(tm)").torus
+    ('4x4 torus', (True, False))
+    """
+    if isinstance(spec, Machine):
+        return spec
+    if not isinstance(spec, (str, os.PathLike)):
+        raise ValueError(f"`machine` must be {_USAGE}; got {type(spec).__name__}")
+    text = os.fspath(spec)
+    m = _PREFIX.match(text)
+    if m:
+        return Machine(_sides(m.group(2)), torus=m.group(1).lower() == "torus")
+    m = _SHAPE.match(text)
+    if m:
+        return Machine(_sides(m.group(1)), torus=_wrap(m.group(2), len(_sides(m.group(1)))))
+    path = Path(text)
+    if path.is_file():
+        return _read_file(path, weight)
+    raise ValueError(f"`machine` must be {_USAGE}; got {text!r}")
+
+
+def _sides(text: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in re.split(r"\s*x\s*", text.strip()))
+
+
+def _wrap(kind: str | None, d: int):
+    kind = (kind or "mesh").lower()
+    if kind.startswith("torus("):
+        flags = kind[len("torus("):-1]
+        if len(flags) != d:
+            raise ValueError(f"`machine`: {kind} gives {len(flags)} wrap flags for {d} axes")
+        return tuple(f == "t" for f in flags)
+    return kind in ("torus", "t")
+
+
+def _read_file(path: Path, weight: str | None) -> Machine:
+    from ._io import parse_map, read_graph
+    from .._text import read_text
+
+    if path.suffix.lower() in (".graphml", ".json"):
+        return Machine.from_graph(read_graph(path), weight=weight)
+    text = read_text(path)
+    rows = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    if any(len(r.replace(",", " ").split()) > 1 for r in rows):  # "u v [length]": an edge list
+        G = read_graph(path)
+        has_length = any("length" in d for _, _, d in G.edges(data=True))
+        return Machine.from_graph(G, weight=weight if weight is not None else ("length" if has_length else None))
+    return parse_map(text, source=str(path))
