@@ -247,7 +247,7 @@ class OneDAllocator(Allocator):
             ordering = curves.Ordering1D(coords)
             if ordering.n_ranks != machine.size:
                 raise ValueError(f"`order` has {ordering.n_ranks} nodes, the machine {machine.size}")
-            ranked_ids = machine.ids_of(ordering.order)
+            ranked_ids = machine.node_ids(ordering.order)
             self._cache[key] = (ordering, ranked_ids)
         return self._cache[key]
 

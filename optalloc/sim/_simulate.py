@@ -162,7 +162,7 @@ def progress_printer(label: str, unit: str):
 def _ranks_of(ordering, machine):
     ids = np.asarray(ordering)
     if ids.ndim == 2:
-        ids = machine.ids_of(ids)
+        ids = machine.node_ids(ids)
     ids = ids.astype(np.int64)
     if sorted(ids.tolist()) != list(range(machine.size)):
         raise ValueError("`ordering` must list every node of the machine once (ids or coordinates)")

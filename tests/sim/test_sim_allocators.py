@@ -27,7 +27,7 @@ ALLOCATORS = ["mm", "gen-alg", "mc1x1", "mc1x1:tie=default", "mm-inc", "random",
 def test_machine_coordinates_and_ids():
     m = Machine((4, 3, 2))
     assert m.size == 24 and m.ndim == 3
-    assert m.ids_of(m.coords).tolist() == list(range(24))
+    assert m.node_ids(m.coords).tolist() == list(range(24))
     assert m.free_ids().tolist() == list(range(24))
 
 
@@ -64,11 +64,11 @@ def test_machine_arguments():
 
 def test_torus_distances_and_metrics():
     m = Machine((8, 4), torus=True)
-    a, b = m.ids_of([[0, 0], [7, 3]])
+    a, b = m.node_ids([[0, 0], [7, 3]])
     assert m.distance(a, b) == 2
-    met = allocation_metrics(m, m.ids_of([[0, 0], [7, 0], [1, 0]]))
+    met = allocation_metrics(m, m.node_ids([[0, 0], [7, 0], [1, 0]]))
     assert met["W"] == 1 + 1 + 2 and met["bbox"] == (3, 1)
-    mesh = allocation_metrics(Machine((8, 4)), Machine((8, 4)).ids_of([[0, 0], [7, 0], [1, 0]]))
+    mesh = allocation_metrics(Machine((8, 4)), Machine((8, 4)).node_ids([[0, 0], [7, 0], [1, 0]]))
     assert mesh["W"] == 7 + 1 + 6 and mesh["bbox"] == (8, 1)
 
 
