@@ -7,7 +7,8 @@ ksubset
     The k-subset min-sum-L1 problem: choose k free processors of least total
     pairwise hop distance (MM, Gen-Alg, MC1x1, MM+Inc, exact special cases).
 machine
-    Meshes and free sets: reading mesh maps and point files.
+    The one machine type (meshes, tori, networks, free/busy state) and
+    ``parse_machine``; reading machine maps, point and network files.
 curves
     Orderings of meshes and networks (snake, Hilbert, generalised Hilbert,
     ``order_graph`` with a proven bound), the ordering integer program, and
@@ -23,8 +24,8 @@ models
     The Pyomo formulations (``optalloc.models``).
 """
 
-from ._result import STATUSES, Result
+from ._result import STATUSES, TERMINATIONS, MappingResult, OrderResult, Result, SubsetResult
 
 __version__ = "0.1.0"
 
-__all__ = ["Result", "STATUSES", "__version__"]
+__all__ = ["MappingResult", "OrderResult", "Result", "STATUSES", "SubsetResult", "TERMINATIONS", "__version__"]

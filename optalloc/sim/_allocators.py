@@ -2,7 +2,7 @@
 
 Subclass :class:`Allocator` and override :meth:`Allocator.select`, which
 returns the chosen node ids, or an :class:`Allocation` that also carries the
-solver's :class:`~optalloc.Result` (so tie counts and bounds reach the
+solver's :class:`~optalloc.SubsetResult` (so tie counts and bounds reach the
 records and the decision hook).
 
 - :class:`KSubsetAllocator` runs any method of :func:`optalloc.ksubset.solve`
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import ksubset
-from .._result import Result
+from .._result import SubsetResult
 
 __all__ = [
     "Allocation",
@@ -45,7 +45,7 @@ class Allocation:
     """Node ids chosen for a job, with the solver's result when there is one."""
 
     nodes: np.ndarray
-    result: Result | None = None
+    result: SubsetResult | None = None
 
 
 class Allocator:
@@ -77,12 +77,12 @@ class Allocator:
 
 
 def _check_result(result, k, method):
-    if not isinstance(result, Result):  # a faulty allocator: RuntimeError, as for busy nodes
+    if not isinstance(result, SubsetResult):  # a faulty allocator: RuntimeError, as for busy nodes
         raise RuntimeError(  # noqa: TRY004
-            f"method {method!r} returned {type(result).__name__}, not a Result")
-    if result.status in ("infeasible", "error") or len(result.indices) != k:
+            f"method {method!r} returned {type(result).__name__}, not a SubsetResult")
+    if result.status in ("infeasible", "none") or len(result.indices) != k:
         raise RuntimeError(f"method {method!r} gave no allocation of {k} nodes "
-                           f"(status {result.status!r}: {result.message})")
+                           f"(termination {result.termination!r}: {result.message})")
 
 
 class KSubsetAllocator(Allocator):
