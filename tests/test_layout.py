@@ -1,0 +1,77 @@
+"""The layout rules of the package: imports run one way, no package reads
+another's private modules, modules stay small, docs use public names."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "optalloc"
+MAX_LINES = 650
+
+
+def _modules():
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imported(path: Path) -> list[tuple[int, str]]:
+    """Absolute names of every module imported by ``path`` (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            out.append((node.lineno, mod))
+            out += [(node.lineno, f"{mod}.{a.name}") for a in node.names]
+    return out
+
+
+def test_import_contracts_hold():
+    importlinter = pytest.importorskip("importlinter.cli", reason="import-linter is a test dependency")
+    assert importlinter.lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_logo=True) == 0
+
+
+def test_no_package_imports_another_packages_private_module():
+    bad = []
+    for path in _modules():
+        own = _module_name(path).split(".")[:2]
+        for lineno, name in _imported(path):
+            parts = name.split(".")
+            if parts[0] != "optalloc" or len(parts) < 3:
+                continue  # outside the package, or a top-level core module (optalloc._result, ...)
+            if parts[:2] != own and any(p.startswith("_") for p in parts[2:]):
+                bad.append(f"{path.relative_to(ROOT)}:{lineno}: {name}")
+    assert not bad, "private modules of another package imported:\n" + "\n".join(bad)
+
+
+def test_no_module_is_over_the_size_limit():
+    big = [(str(p.relative_to(ROOT)), n) for p in _modules()
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES]
+    assert not big, f"modules over {MAX_LINES} lines: {big}"
+
+
+def test_docs_use_public_names():
+    private = re.compile(r"optalloc(?:\.[a-z0-9]+)*\._[a-z]\w*")
+    bad = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for lineno, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            if private.search(line):
+                bad.append(f"{doc.relative_to(ROOT)}:{lineno}: {line.strip()}")
+    assert not bad, "docs name private modules:\n" + "\n".join(bad)
