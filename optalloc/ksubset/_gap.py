@@ -49,7 +49,7 @@ class GapReport:
         allocation is better).
     bounds : dict
         Every lower bound computed, by name.
-    wall_time : float
+    runtime : float
         Seconds spent.
     """
 
@@ -63,11 +63,11 @@ class GapReport:
     ratio_min: float
     reference: Result
     bounds: dict = field(default_factory=dict)
-    wall_time: float = 0.0
+    runtime: float = 0.0
 
     def to_dict(self) -> dict:
         out = {name: getattr(self, name) for name in
-               ("k", "objective", "average", "lower", "upper", "optimal", "ratio_max", "ratio_min", "wall_time")}
+               ("k", "objective", "average", "lower", "upper", "optimal", "ratio_max", "ratio_min", "runtime")}
         if not math.isfinite(out["ratio_max"]):
             out["ratio_max"] = None
         out["bounds"] = dict(self.bounds)
@@ -173,7 +173,7 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
         ratio_min=_ratio(objective, upper),
         reference=ref,
         bounds=bounds,
-        wall_time=time.perf_counter() - start,
+        runtime=time.perf_counter() - start,
     )
 
 

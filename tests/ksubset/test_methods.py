@@ -179,7 +179,7 @@ class KSubsetCommonTests:
         assert close(res.average, w / pairs if pairs else 0.0)
         assert res.method == self.method
         assert res.status in STATUSES
-        assert res.wall_time >= 0.0
+        assert res.runtime >= 0.0
         assert isinstance(res.extra, dict)
 
     def test_bound_and_gap_are_consistent(self, sample):
