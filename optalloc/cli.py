@@ -314,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .curves._cli import register as register_curves
     from .qap._cli import register as register_qap
     from .sim._cli import register as register_sim
-    from .sim._sweep import register_sweep
+    from .sim.sweep import register_sweep
 
     register_curves(sub)
     register_qap(sub)

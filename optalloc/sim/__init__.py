@@ -45,14 +45,8 @@ from ._allocators import (
     RandomAllocator,
     parse_allocator,
 )
-from ._certify import (
-    DEFAULT_ALLOCATORS,
-    AllocatorSummary,
-    Certification,
-    DecisionRow,
-    SizeSummary,
-    certify,
-)
+from ._certify import DEFAULT_ALLOCATORS, certify
+from ._certify_result import AllocatorSummary, Certification, DecisionRow, SizeSummary
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
 from ._machine import Machine, parse_machine
 from ._metrics import (
@@ -65,7 +59,8 @@ from ._metrics import (
 from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine
 from ._schedulers import EASY, FCFS, SCHEDULERS, Conservative, Scheduler, make_scheduler
 from ._simulate import Decision, SimulationResult, simulate
-from ._sweep import (
+from ._swf import Job, Trace, TraceReport, read_swf, write_swf
+from .sweep import (
     Configuration,
     SweepConfig,
     SweepReport,
@@ -76,7 +71,6 @@ from ._sweep import (
     read_sweep,
     run_sweep,
 )
-from ._swf import Job, Trace, TraceReport, read_swf, write_swf
 
 __all__ = [
     "ARRIVAL",

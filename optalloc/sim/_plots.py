@@ -56,7 +56,7 @@ def _save(fig, plt, path):
 
 def _owners_at(source, time):
     """Machine and owner job id per node (-1 free) from a source and a time."""
-    from ._certify import Certification
+    from ._certify_result import Certification
     from ._simulate import SimulationResult
 
     if isinstance(source, Certification):
@@ -173,7 +173,7 @@ def plot_machine(source, path, *, time=None, overwrite=False, title=None, labels
 
 
 def _certification(cert):
-    from ._certify import Certification
+    from ._certify_result import Certification
 
     if not isinstance(cert, Certification):
         raise ValueError(f"`certification` must be a Certification, got {type(cert).__name__}")  # noqa: TRY004
@@ -280,7 +280,7 @@ def plot_improvement_by_size(certification, path, *, baseline, other="optimum", 
     >>> plot_improvement_by_size(cert, path, baseline="mc1x1", other="mm") == path
     True
     """
-    from ._certify import _size_buckets
+    from ._certify_result import _size_buckets
 
     cert = _certification(certification)
     base = cert.W(baseline)

@@ -13,17 +13,20 @@ from pathlib import Path
 import pytest
 
 from optalloc.cli import _Parser
-from optalloc.sim import Job, Trace, _sweep, read_swf, simulate
-from optalloc.sim._sweep import (
+from optalloc.sim import (
+    Job,
     SweepConfig,
+    Trace,
     format_sweep,
     load_sweep,
     make_sweep,
     read_jobs,
     read_sweep,
-    register_sweep,
+    read_swf,
     run_sweep,
+    simulate,
 )
+from optalloc.sim.sweep import _spec, _store, _worker, register_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = REPO / "instances" / "small.swf"
@@ -254,10 +257,10 @@ def test_no_duplicate_rows(tmp_path, config_path):
     assert conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0] == 5 * 30
     # a result arriving twice (two sweeps on one file) is stored once
     key = cfg.keys[0]
-    out = _sweep._run_config({"key": key, "spec": cfg.configurations[0].spec, "allocator": "mc1x1",
-                              "job_records": True}, cfg._traces[cfg.configurations[0].spec["trace"]["sha256"]])
-    wconn = _sweep._connect(db, create=True)
-    assert _sweep._write_result(wconn, out) == "skipped"
+    out = _worker._run_config({"key": key, "spec": cfg.configurations[0].spec, "allocator": "mc1x1",
+                               "job_records": True}, cfg._traces[cfg.configurations[0].spec["trace"]["sha256"]])
+    wconn = _store._connect(db, create=True)
+    assert _store._write_result(wconn, out) == "skipped"
     wconn.close()
     assert conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0] == 5 * 30
     conn.close()
@@ -277,29 +280,31 @@ def test_changed_trace_runs_again_and_keeps_old_results(tmp_path, config_path, t
 
 CRASH_AFTER_RESULTS = """
 import os, sys
-from optalloc.sim import _sweep
-real, calls = _sweep._run_config, [0]
+from optalloc.sim import load_sweep, run_sweep
+from optalloc.sim.sweep import _worker
+real, calls = _worker._run_config, [0]
 def counting(task, payload):
     calls[0] += 1
     if calls[0] == int(sys.argv[3]):
         os._exit(3)  # dies like a killed process: no cleanup, no commit
     return real(task, payload)
-_sweep._run_config = counting
-_sweep.run_sweep(_sweep.load_sweep(sys.argv[1]), sys.argv[2], workers=1)
+_worker._run_config = counting
+run_sweep(load_sweep(sys.argv[1]), sys.argv[2], workers=1)
 """
 
 CRASH_IN_TRANSACTION = """
 import os, sys
-from optalloc.sim import _sweep
-real, calls = _sweep._job_rows, [0]
+from optalloc.sim import load_sweep, run_sweep
+from optalloc.sim.sweep import _store
+real, calls = _store._job_rows, [0]
 def rows(key, records):
     calls[0] += 1
     for i, row in enumerate(real(key, records)):
         if calls[0] == int(sys.argv[3]) and i == 10:
             os._exit(3)  # dies halfway through writing a configuration's job rows
         yield row
-_sweep._job_rows = rows
-_sweep.run_sweep(_sweep.load_sweep(sys.argv[1]), sys.argv[2], workers=1)
+_store._job_rows = rows
+run_sweep(load_sweep(sys.argv[1]), sys.argv[2], workers=1)
 """
 
 
@@ -335,8 +340,8 @@ def test_resume_after_crash_equals_full_run(tmp_path, config_path, full_dump, sc
 
 KILLED_SWEEP = """
 import sys
-from optalloc.sim import _sweep
-_sweep.run_sweep(_sweep.load_sweep(sys.argv[1]), sys.argv[2], workers=2)
+from optalloc.sim import load_sweep, run_sweep
+run_sweep(load_sweep(sys.argv[1]), sys.argv[2], workers=2)
 """
 
 
@@ -402,7 +407,7 @@ def test_bad_scheduler_address(tmp_path, config_path):
 def test_failures_are_recorded_and_retried(tmp_path, config_path, monkeypatch):
     cfg = load_sweep(config_path)
     db = tmp_path / "f.sqlite"
-    real = _sweep._run_config
+    real = _worker._run_config
 
     def flaky(task, payload):
         if task["allocator"] == "mm":
@@ -410,7 +415,7 @@ def test_failures_are_recorded_and_retried(tmp_path, config_path, monkeypatch):
             return raise_here
         return real(task, payload)
 
-    monkeypatch.setattr(_sweep, "_run_config", flaky)
+    monkeypatch.setattr(_worker, "_run_config", flaky)
     rep = run_sweep(cfg, db, workers=1)
     assert (rep.run, rep.failed) == (4, 1)
     mm_key = next(c.key for c in cfg.configurations if c.allocator == "mm")
@@ -421,7 +426,7 @@ def test_failures_are_recorded_and_retried(tmp_path, config_path, monkeypatch):
     assert "failed" in format_sweep(read_sweep(db, cfg))
     run_sweep(cfg, db, workers=1)  # fails again: attempts counted
     assert read_sweep(db, cfg)[1]["attempts"] == 2
-    monkeypatch.setattr(_sweep, "_run_config", real)
+    monkeypatch.setattr(_worker, "_run_config", real)
     rep = run_sweep(cfg, db, workers=1)
     assert (rep.skipped, rep.run, rep.failed) == (4, 1, 0)
     assert dump(db)["failures"] == []
@@ -557,15 +562,15 @@ def test_sweepconfig_public_shape(config_path):
 def test_shipped_trace_bytes_parse_like_the_file(tmp_path):
     """A Dask worker gets the file's bytes and parses them in memory: the
     same jobs as reading the path, nothing written, a changed file refused."""
-    _label, spec, payload = _sweep._prepare_trace({"path": str(SMALL), "scale": 2, "limit": 30}, 0, None)
+    _label, spec, payload = _spec._prepare_trace({"path": str(SMALL), "scale": 2, "limit": 30}, 0, None)
     sweep_spec = {"trace": spec}
-    _sweep._TRACE_CACHE.clear()
-    from_path = _sweep._load_trace(sweep_spec, payload, 32)
-    _sweep._TRACE_CACHE.clear()
-    from_bytes = _sweep._load_trace(sweep_spec, ("bytes", SMALL.read_bytes()), 32)
-    _sweep._TRACE_CACHE.clear()
+    _worker._TRACE_CACHE.clear()
+    from_path = _worker._load_trace(sweep_spec, payload, 32)
+    _worker._TRACE_CACHE.clear()
+    from_bytes = _worker._load_trace(sweep_spec, ("bytes", SMALL.read_bytes()), 32)
+    _worker._TRACE_CACHE.clear()
     assert len(from_path) == 30 and list(from_bytes) == list(from_path)
     assert from_bytes.report == from_path.report and from_bytes.max_procs == from_path.max_procs == 32
     with pytest.raises(RuntimeError, match="changed since the sweep started"):
-        _sweep._load_trace(sweep_spec, ("bytes", SMALL.read_bytes() + b"\n1 0 -1 10 4\n"), 32)
-    _sweep._TRACE_CACHE.clear()
+        _worker._load_trace(sweep_spec, ("bytes", SMALL.read_bytes() + b"\n1 0 -1 10 4\n"), 32)
+    _worker._TRACE_CACHE.clear()

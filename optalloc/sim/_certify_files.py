@@ -1,0 +1,166 @@
+"""Decision rows of a certification in files: CSV or JSON lines.
+
+:class:`_RowFile` writes each row as soon as it is certified and flushes,
+so that a run cut short keeps what it did, and reads an earlier file back
+(:class:`_Stored` rows) to resume it.  The columns: index, job id, time,
+k, free nodes, the bracket [lower, upper], status, best allocators,
+cached, exact seconds, then W, ratio_low and ratio_high of each allocator.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._certify_result import Certification, DecisionRow
+
+
+def _open_new(path, overwrite):
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+    return open(path, "w", encoding="utf-8", newline="")
+
+
+def _num(x):
+    """JSON-safe number (inf becomes None)."""
+    return None if x is None or not math.isfinite(x) else x
+
+
+def _csv_head(names) -> list[str]:
+    head = ["index", "job_id", "time", "k", "n_free", "lower", "upper", "status", "best", "cached",
+            "exact_seconds"]
+    for n in names:
+        head += [f"W[{n}]", f"ratio_low[{n}]", f"ratio_high[{n}]"]
+    return head
+
+
+def _row_dict(r: DecisionRow, names) -> dict:
+    return {"index": r.index, "job_id": r.job_id, "time": r.time, "k": r.k, "n_free": r.n_free,
+            "lower": r.lower, "upper": r.upper, "status": r.status, "best": list(r.best(names)),
+            "cached": r.cached, "exact_seconds": r.exact_seconds, "W": dict(zip(names, r.W)),
+            "ratio": {n: [_num(lo), _num(hi)] for n, (lo, hi) in zip(names, r.ratios())}}
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """What a decision row written earlier says (read back to resume a run)."""
+
+    k: int
+    n_free: int
+    W: tuple
+    lower: float
+    upper: float
+    status: str
+    exact_seconds: float
+    cached: bool
+
+
+class _RowFile:
+    """Decision rows written one by one (``.csv``, or ``.jsonl``/``.json``) and
+    flushed, so that a run cut short keeps what it certified.
+
+    With ``resume`` an existing file is read back (:attr:`stored`, by
+    decision index) and continued: anything after its last complete row
+    (a line cut by the interruption, the summary of a finished run) is
+    dropped, and new rows are appended.
+    """
+
+    def __init__(self, path, names, *, overwrite=False, resume=False, kind=None):
+        self.path, self.names = os.fspath(path), tuple(names)
+        if kind is None:
+            kind = "csv" if self.path.lower().endswith(".csv") else "jsonl"
+        self.kind = kind
+        self.stored: dict[int, _Stored] = {}
+        if resume and overwrite:
+            raise ValueError("`resume` continues the file and `overwrite` replaces it: pass one of them")
+        if resume and os.path.exists(self.path):
+            keep = self._read_back()
+            self.fh = open(self.path, "r+", encoding="utf-8", newline="")  # noqa: SIM115 - closed by close()
+            self.fh.truncate(keep)
+            self.fh.seek(keep)
+        else:
+            self.fh = _open_new(self.path, overwrite)
+        self.csv = csv.writer(self.fh) if kind == "csv" else None
+        if self.csv is not None and not self.stored and self.fh.tell() == 0:
+            self.csv.writerow(_csv_head(self.names))
+            self.fh.flush()
+
+    def _read_back(self) -> int:
+        """Parse the rows of the file; return the byte length of the part to keep."""
+        with open(self.path, "rb") as fh:
+            data = fh.read()
+        keep, lines = 0, []
+        for line in data.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break  # cut by the interruption
+            lines.append(line.decode("utf-8"))
+            keep += len(line)
+        what = f"cannot resume {self.path}"
+        if self.kind == "csv":
+            if not lines:
+                return 0
+            rows = list(csv.reader(lines))
+            if rows[0] != _csv_head(self.names):
+                raise ValueError(f"{what}: its columns are not those of this run (other allocators?)")
+            for cells in rows[1:]:
+                rec = dict(zip(rows[0], cells))
+                try:
+                    self.stored[int(rec["index"])] = _Stored(
+                        int(rec["k"]), int(rec["n_free"]), tuple(float(rec[f"W[{n}]"]) for n in self.names),
+                        float(rec["lower"]), float(rec["upper"]), rec["status"], float(rec["exact_seconds"]),
+                        bool(int(rec["cached"])))
+                except (KeyError, ValueError):
+                    raise ValueError(f"{what}: a row is not a decision row: {cells!r}") from None
+            return keep
+        keep = 0
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                raise ValueError(f"{what}: not a JSON line: {line[:60]!r}") from None
+            if "summary" in rec:
+                break  # a finished run: its summary is written again at the end
+            try:
+                if list(rec["W"]) != list(self.names):
+                    raise ValueError(f"{what}: its allocators are not those of this run")
+                self.stored[int(rec["index"])] = _Stored(
+                    int(rec["k"]), int(rec["n_free"]), tuple(float(rec["W"][n]) for n in self.names),
+                    float(rec["lower"]), float(rec["upper"]), rec["status"], float(rec["exact_seconds"]),
+                    bool(rec["cached"]))
+            except (KeyError, TypeError):
+                raise ValueError(f"{what}: a line is not a decision row: {line[:60]!r}") from None
+            keep += len(line.encode("utf-8"))
+        return keep
+
+    def write(self, r: DecisionRow) -> None:
+        """Write and flush one decision row, unless the file already holds it."""
+        if r.index in self.stored:
+            return
+        if self.csv is not None:
+            row = [r.index, r.job_id, r.time, r.k, r.n_free, r.lower, r.upper, r.status,
+                   " ".join(r.best(self.names)), int(r.cached), f"{r.exact_seconds:.6f}"]
+            for wv, (lo, hi) in zip(r.W, r.ratios()):
+                row += [wv, lo, hi]
+            self.csv.writerow(row)
+        else:
+            self.fh.write(json.dumps(_row_dict(r, self.names)) + "\n")
+        self.fh.flush()
+
+    def finish(self, cert: Certification) -> None:
+        """End a JSON-lines file with the run's summary."""
+        if self.csv is None:
+            self.fh.write(json.dumps({"summary": cert.to_dict()}) + "\n")
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,52 @@
+"""Parameter sweeps of the trace simulator, stored in SQLite, resumable.
+
+A *sweep* is a grid of simulations: trace x machine x scheduler x
+allocator (x seed, for random allocators).  The allocator axis can itself
+be a grid of options, e.g. the tie-breaking vectors (SR, AF, WF, BF) of
+MC1x1 searched by Johnson, Bunde and Leung (sec. III, Figs. 8 and 15).
+
+- :func:`load_sweep` reads a TOML file, :func:`make_sweep` builds the same
+  from Python values; both check everything (keys, files, machines,
+  schedulers, allocators) before anything runs.
+- :func:`run_sweep` runs the configurations not yet in the database, in
+  local processes (default), in this process (``workers=1``) or on a Dask
+  cluster (``scheduler="tcp://HOST:PORT"``).  Only the calling process
+  writes; each configuration's results go in one SQLite transaction.
+- :func:`read_sweep` and :func:`read_jobs` read results back;
+  :func:`format_sweep` prints them as a table.
+
+Resuming.  Every configuration has a key: a hash of its canonical JSON,
+which includes the SHA-256 of the trace file's content (a changed trace
+gives new keys).  Its summary, optional per-job rows and the removal of an
+earlier failure are committed together, in one transaction, when it ends;
+the summary's PRIMARY KEY forbids a second copy.  A sweep killed at any
+moment therefore leaves only whole configurations behind, and the same
+sweep started again skips them and runs the rest.
+
+Modules, one per concern: ``_spec`` (configuration types, validation and
+grid expansion), ``_toml`` (reading TOML), ``_store`` (the SQLite store,
+writing and reading back), ``_worker`` (simulating one configuration),
+``_run`` (the local runner and resuming), ``_dask`` (the Dask path),
+``_report`` (the run report and the results table), ``_cli`` (the
+``optalloc sweep`` subcommand).
+"""
+
+from ._cli import register_sweep
+from ._report import SweepReport, format_sweep
+from ._run import run_sweep
+from ._spec import Configuration, SweepConfig, make_sweep
+from ._store import read_jobs, read_sweep
+from ._toml import load_sweep
+
+__all__ = [
+    "Configuration",
+    "SweepConfig",
+    "SweepReport",
+    "format_sweep",
+    "load_sweep",
+    "make_sweep",
+    "read_jobs",
+    "read_sweep",
+    "register_sweep",
+    "run_sweep",
+]

@@ -1,0 +1,84 @@
+"""What a sweep run did, and the results as a text table."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from ..._table import text_table
+
+__all__ = ["SweepReport", "format_sweep"]
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """What :func:`run_sweep` did.
+
+    ``total = skipped + run + failed``.
+
+    Attributes
+    ----------
+    name : str
+    db : str
+        The database file.
+    total : int
+        Configurations in the sweep.
+    skipped : int
+        Already done (found in the database), not run again.
+    run : int
+        Run and stored now.
+    failed : int
+        Run now and failed; stored in the ``failures`` table, retried by
+        the next run.
+    failures : tuple of (str, str)
+        Key and error message of each failure.
+    wall_time : float
+        Seconds.
+    """
+
+    name: str
+    db: str
+    total: int
+    skipped: int
+    run: int
+    failed: int
+    failures: tuple = ()
+    wall_time: float = field(default=0.0, compare=False)
+
+    def to_dict(self) -> dict:
+        """Plain-Python view (JSON-ready)."""
+        out = dataclasses.asdict(self)
+        out["failures"] = [list(f) for f in self.failures]
+        return out
+
+
+def _cell(x, digits=4):
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}" if abs(x) < 1e5 else f"{x:.0f}"
+    return str(x)
+
+
+def format_sweep(rows) -> str:
+    """A text table of :func:`read_sweep` rows: configuration and key results.
+
+    Columns: index, trace, machine, scheduler, allocator, seed, status,
+    mean wait, utilisation, mean average pairwise L1, tie share.
+
+    Examples
+    --------
+    >>> print(format_sweep([{"index": 0, "trace": "t.swf", "machine": "8x4", "scheduler": "easy",
+    ...     "allocator": "mm", "seed": None, "status": "pending", "summary": None}]))
+    #  trace  machine  scheduler  allocator  seed  status   mean_wait  util  mean_avg_l1  tie_share
+    0  t.swf  8x4      easy       mm         -     pending  -          -     -            -
+    """
+    head = ["#", "trace", "machine", "scheduler", "allocator", "seed", "status", "mean_wait", "util",
+            "mean_avg_l1", "tie_share"]
+    body = []
+    for r in rows:
+        s = r.get("summary") or {}
+        body.append([str(r["index"]), r["trace"], r["machine"], r["scheduler"], r["allocator"], _cell(r["seed"]),
+                      r["status"], _cell(s.get("mean_wait"), 6), _cell(s.get("utilisation")),
+                      _cell(s.get("mean_avg_l1")), _cell(s.get("tie_share"))])
+    return text_table(head, body, rule=False)

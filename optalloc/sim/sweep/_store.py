@@ -1,0 +1,270 @@
+"""The SQLite store of a sweep: schema, one transaction per result, reading back.
+
+Tables: ``sweep_meta`` (schema version), ``configurations`` (key,
+canonical JSON ``spec``, labels), ``summaries`` (key, one column per
+:class:`Summary` field, trace report, wall time, finish time), ``jobs``
+(per-job rows, key and job id) and ``failures`` (key, error, attempts).
+Only the calling process writes; each finished configuration is stored
+in one transaction, and the PRIMARY KEYs forbid a second copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import os
+import sqlite3
+from typing import NamedTuple
+
+from .._metrics import JobRecord, Summary
+from ._spec import SweepConfig
+from ._toml import load_sweep
+
+__all__ = ["read_jobs", "read_sweep"]
+
+#: Version of the database layout.
+SCHEMA_VERSION = 1
+
+_SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(Summary))
+_JOB_FIELDS = tuple(f.name for f in dataclasses.fields(JobRecord))
+#: Columns of ``summaries`` after the key.
+_RESULT_COLUMNS = (*_SUMMARY_FIELDS, "allocator_name", "trace_report", "wall_time", "finished_at")
+
+
+def _sql_type(f) -> str:
+    t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    return "INTEGER" if t.startswith(("int", "bool")) else ("TEXT" if t.startswith(("tuple", "str")) else "REAL")
+
+
+def _q(name) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _connect(db, *, create):
+    path = os.fspath(db)
+    if not create and not os.path.isfile(path):
+        raise ValueError(f"`db` {path!r}: no such file")
+    if os.path.isdir(path):
+        raise ValueError(f"`db` {path!r} is a directory")
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=60)
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"`db` {path!r} is not an SQLite database ({exc})") from None
+    if tables and "sweep_meta" not in tables:
+        conn.close()
+        raise ValueError(f"`db` {path!r} is an SQLite database of something else "
+                         f"(tables: {', '.join(sorted(tables))}); choose another file")
+    if "sweep_meta" in tables:
+        row = conn.execute("SELECT value FROM sweep_meta WHERE name='schema_version'").fetchone()
+        if row is None or int(row[0]) != SCHEMA_VERSION:
+            conn.close()
+            raise ValueError(f"`db` {path!r} has sweep schema version {row and row[0]}, "
+                             f"this version of optalloc writes {SCHEMA_VERSION}")
+    elif not create:
+        conn.close()
+        raise ValueError(f"`db` {path!r} holds no sweep results")
+    if create:
+        _init_schema(conn)
+    return conn
+
+
+def _init_schema(conn):
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    summary_cols = ", ".join(f"{_q(f.name)} {_sql_type(f)}" for f in dataclasses.fields(Summary))
+    job_cols = ", ".join(f"{_q(f.name)} {_sql_type(f)}" for f in dataclasses.fields(JobRecord))
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS sweep_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute("INSERT OR IGNORE INTO sweep_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        conn.execute("CREATE TABLE IF NOT EXISTS configurations (key TEXT PRIMARY KEY, spec TEXT NOT NULL, "
+                     "trace TEXT, machine TEXT, scheduler TEXT, allocator TEXT, seed INTEGER, sweep TEXT, "
+                     "added_at TEXT)")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY REFERENCES configurations, "
+                     f"{summary_cols}, allocator_name TEXT, trace_report TEXT, wall_time REAL, finished_at TEXT)")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS jobs (key TEXT NOT NULL REFERENCES configurations, {job_cols}, "
+                     "PRIMARY KEY (key, job_id))")
+        conn.execute("CREATE TABLE IF NOT EXISTS failures (key TEXT PRIMARY KEY REFERENCES configurations, "
+                     "error TEXT NOT NULL, attempts INTEGER NOT NULL, failed_at TEXT)")
+        have = {r[1] for r in conn.execute("PRAGMA table_info(summaries)")}
+        for f in dataclasses.fields(Summary):  # a newer Summary field: add its column, old rows get NULL
+            if f.name not in have:
+                conn.execute(f"ALTER TABLE summaries ADD COLUMN {_q(f.name)} {_sql_type(f)}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _register_configs(conn, config):
+    now = _now()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.executemany(
+            "INSERT OR IGNORE INTO configurations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(c.key, json.dumps(c.spec, sort_keys=True), c.trace, c.machine, c.scheduler, c.allocator, c.seed,
+              config.name, now) for c in config.configurations])
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _job_rows(key, records):
+    for r in records:
+        yield (key, *(json.dumps(r[n]) if n in ("bbox", "nodes") else r[n] for n in _JOB_FIELDS))
+
+
+def _write_result(conn, out) -> str:
+    """Store one finished configuration in one transaction: 'ok', 'failed' or 'skipped'."""
+    key = out["key"]
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if "error" in out:
+            if conn.execute("SELECT 1 FROM summaries WHERE key=?", (key,)).fetchone():
+                conn.execute("ROLLBACK")  # done meanwhile by another run: keep that
+                return "skipped"
+            conn.execute("INSERT INTO failures VALUES (?, ?, 1, ?) ON CONFLICT(key) DO UPDATE SET "
+                         "error=excluded.error, attempts=attempts+1, failed_at=excluded.failed_at",
+                         (key, out["error"], _now()))
+            conn.execute("COMMIT")
+            return "failed"
+        s = out["summary"]
+        values = [s[n] for n in _SUMMARY_FIELDS] + [out["allocator_name"], json.dumps(out["trace_report"]),
+                                                    out["wall_time"], _now()]
+        conn.execute(f"INSERT INTO summaries (key, {', '.join(map(_q, _RESULT_COLUMNS))}) "
+                     f"VALUES ({', '.join('?' * (len(_RESULT_COLUMNS) + 1))})", [key, *values])
+        if out.get("records") is not None:
+            conn.executemany(f"INSERT INTO jobs (key, {', '.join(map(_q, _JOB_FIELDS))}) "
+                             f"VALUES ({', '.join('?' * (len(_JOB_FIELDS) + 1))})", _job_rows(key, out["records"]))
+        conn.execute("DELETE FROM failures WHERE key=?", (key,))
+        conn.execute("COMMIT")
+        return "ok"
+    except sqlite3.IntegrityError as exc:
+        conn.execute("ROLLBACK")
+        if conn.execute("SELECT 1 FROM summaries WHERE key=?", (key,)).fetchone():
+            return "skipped"  # another run stored it first; the PRIMARY KEY kept one copy
+        return _write_result(conn, {"key": key, "error": f"IntegrityError: {exc} (repeated job ids in the trace?)"})
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+# ---------------------------------------------------------------- reading
+
+
+class _ConfigRow(NamedTuple):
+    """A configuration to report on: its position, key, canonical JSON spec and labels."""
+
+    index: int
+    key: str
+    spec: str
+    trace: str
+    machine: str
+    scheduler: str
+    allocator: str
+    seed: int | None
+    sweep: str
+
+
+def _row_dicts(conn, config_rows) -> list:
+    """The :func:`read_sweep` dict of each configuration, with its result or failure."""
+    summaries = {key: dict(zip(_RESULT_COLUMNS, rest)) for key, *rest in
+                 conn.execute(f"SELECT key, {', '.join(map(_q, _RESULT_COLUMNS))} FROM summaries")}
+    failures = {key: (error, attempts) for key, error, attempts in
+                conn.execute("SELECT key, error, attempts FROM failures")}
+    out = []
+    for c in config_rows:
+        row = {"index": c.index, "key": c.key, "sweep": c.sweep, "trace": c.trace, "machine": c.machine,
+               "scheduler": c.scheduler, "allocator": c.allocator, "seed": c.seed, "spec": json.loads(c.spec),
+               "status": "pending", "summary": None, "trace_report": None, "allocator_name": None,
+               "wall_time": None, "finished_at": None, "error": None, "attempts": 0}
+        if c.key in summaries:
+            stored = summaries[c.key]
+            row.update(status="done", summary={n: stored[n] for n in _SUMMARY_FIELDS},
+                       allocator_name=stored["allocator_name"], trace_report=json.loads(stored["trace_report"]),
+                       wall_time=stored["wall_time"], finished_at=stored["finished_at"])
+        elif c.key in failures:
+            error, attempts = failures[c.key]
+            row.update(status="failed", error=error, attempts=attempts)
+        out.append(row)
+    return out
+
+
+def read_sweep(db, config=None) -> list:
+    """Configurations and their results, from a sweep database.
+
+    Parameters
+    ----------
+    db : path
+        The SQLite file of :func:`run_sweep`.
+    config : SweepConfig or path, optional
+        Only this sweep's configurations, in its order (its labels);
+        default: every configuration in the file, in the order stored.
+
+    Returns
+    -------
+    list of dict
+        Per configuration: ``index``, ``key``, ``sweep``, ``trace``,
+        ``machine``, ``scheduler``, ``allocator``, ``seed``, ``spec``,
+        ``status`` (``"done"``, ``"failed"`` or ``"pending"``),
+        ``summary`` (dict of :class:`Summary` fields, or None),
+        ``trace_report``, ``allocator_name``, ``wall_time``,
+        ``finished_at``, ``error`` and ``attempts`` (failures).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from optalloc.sim import make_sweep, run_sweep
+    >>> cfg = make_sweep(traces=[{"path": "instances/small.swf", "limit": 20}], machines=["8x4"],
+    ...                  allocators=["mm"])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = run_sweep(cfg, os.path.join(d, "s.sqlite"), workers=1)
+    ...     rows = read_sweep(os.path.join(d, "s.sqlite"))
+    >>> rows[0]["allocator"], rows[0]["status"], rows[0]["summary"]["jobs"]
+    ('mm', 'done', 20)
+    """
+    conn = _connect(db, create=False)
+    try:
+        cols = "key, spec, trace, machine, scheduler, allocator, seed, sweep"
+        if config is None:
+            rows = [_ConfigRow(i, *r)
+                    for i, r in enumerate(conn.execute(f"SELECT {cols} FROM configurations ORDER BY rowid"))]
+        else:
+            if not isinstance(config, SweepConfig):
+                config = load_sweep(config)
+            rows = [_ConfigRow(c.index, c.key, json.dumps(c.spec, sort_keys=True), c.trace, c.machine, c.scheduler,
+                               c.allocator, c.seed, config.name) for c in config.configurations]
+        return _row_dicts(conn, rows)
+    finally:
+        conn.close()
+
+
+def read_jobs(db, key) -> list:
+    """Per-job rows of one configuration (stored with ``job_records``).
+
+    Returns
+    -------
+    list of dict
+        :class:`JobRecord` fields, in job id order; empty when none are
+        stored.
+    """
+    conn = _connect(db, create=False)
+    try:
+        rows = conn.execute(f"SELECT {', '.join(map(_q, _JOB_FIELDS))} FROM jobs WHERE key=? ORDER BY job_id",
+                            (key,)).fetchall()
+    finally:
+        conn.close()
+    out = []
+    for r in rows:
+        d = dict(zip(_JOB_FIELDS, r))
+        d["bbox"], d["nodes"] = json.loads(d["bbox"]), json.loads(d["nodes"])
+        d["killed"] = bool(d["killed"])
+        out.append(d)
+    return out

@@ -1,0 +1,84 @@
+"""Reading a sweep description from a TOML file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tomllib
+
+from ._spec import SweepConfig, _check_keys, _fail, make_sweep
+
+__all__ = ["load_sweep"]
+
+_SWEEP_KEYS = ("name", "traces", "machines", "schedulers", "allocators", "seeds", "kill_at_estimate",
+               "job_records")
+
+
+def load_sweep(path) -> SweepConfig:
+    """Read and check a sweep description (TOML).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; trace paths in it are relative to its directory.
+
+    Returns
+    -------
+    SweepConfig
+
+    Raises
+    ------
+    ValueError
+        Missing file, invalid TOML, or any error of :func:`make_sweep`;
+        the message starts with the file name.
+
+    Notes
+    -----
+    Format::
+
+        [sweep]
+        name = "tie-breaking"
+        traces = [{path = "small.swf", scale = 1}]   # or ["small.swf"]
+        machines = ["8x4"]
+        schedulers = ["easy"]
+        allocators = ["mc1x1", "mm"]
+        seeds = [0]              # random allocators only
+        kill_at_estimate = true
+        job_records = false      # per-job rows
+
+        [grid]                   # or [[grid]] tables, one per base
+        allocator = "mc1x1"
+        tie = [[2, 13, 20, 6], [3, 9, 3, 2]]
+
+    Examples
+    --------
+    >>> cfg = load_sweep("instances/sweep-example.toml")
+    >>> cfg.name, len(cfg)
+    ('tie-breaking', 6)
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read file ({exc.strerror})") from None
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: invalid TOML ({exc})") from None
+    unknown = [k for k in doc if k not in ("sweep", "grid")]
+    if unknown:
+        raise ValueError(f"{path}: unknown table or key {unknown[0]!r}; expected [sweep] and [grid]")
+    if "sweep" not in doc:
+        raise ValueError(f"{path}: needs a [sweep] table")
+    sweep = doc["sweep"]
+    try:
+        _check_keys(sweep, _SWEEP_KEYS, "[sweep]")
+        for req in ("traces", "machines"):
+            if req not in sweep:
+                _fail("[sweep]", f"needs `{req}`")
+        return make_sweep(base_dir=path.parent, source=str(path), grid=doc.get("grid"),
+                          **{"name": path.stem, **sweep})
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
