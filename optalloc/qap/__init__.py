@@ -4,7 +4,7 @@ Map n tasks with communication matrix W onto n nodes with cost matrix C,
 minimising ``sum_ij W[i, j] C[p(i), p(j)]`` (Pascual et al.); the solution
 is a permutation, task i on node ``p[i]``.
 
-Solvers (each returns an :class:`optalloc.Result` with ``permutation``):
+Solvers (each returns an :class:`optalloc.MappingResult` with ``permutation``):
 
 ==================  ===============================================  ============
 function            algorithm                                        outcome
@@ -13,20 +13,27 @@ function            algorithm                                        outcome
                     construction + best-improvement 2-swap descent
 ``tabu``            robust tabu search (Taillard) with restarts      heuristic
                     from greedy constructions
+``local_search``    best-improvement 2-swap descent from a given     local optimum
+                    permutation
+``faq``             scipy's FAQ, polished by 2-swap descent          heuristic
 ``exact``           enumeration (n <= 8), Adams-Johnson MIP          optimal or a
                                                                      bracket
 ``brute``           all n! permutations                              optimal
 ``gilmore_lawler``  Gilmore-Lawler lower bound                       bound
 ==================  ===============================================  ============
 
-The mapping layer builds C from a machine: :class:`Topology` (meshes, tori,
-graphs; "classic" hop or "td" Traffic Distribution costs), measures a
-mapping (hop-bytes, dilation, link loads under dimension-order routing),
-and generates communication patterns.
+The mapping layer takes the one machine type,
+:class:`optalloc.machine.Machine` (meshes and tori with wrap on any axes,
+networks), or a spec that :func:`optalloc.machine.parse_machine` reads:
+:func:`cost_matrix` builds C ("classic" hop or "td" Traffic Distribution
+costs), :func:`map_tasks` solves the mapping, the metrics measure it
+(hop-bytes, dilation, link loads under dimension-order routing), and the
+pattern generators give W.
 """
 
 from ._bounds import gilmore_lawler
 from ._core import objective, validate_matrices, validate_permutation
+from ._cost import CRITERIA, cost_matrix
 from ._exact import brute, exact
 from ._grasp import grasp
 from ._io import QAPSolution, read_qaplib, read_solution, write_qaplib
@@ -50,8 +57,8 @@ from ._patterns import (
     stencil,
     transpose,
 )
+from ._search import local_search
 from ._tabu import tabu
-from ._topology import CRITERIA, Topology
 
 __all__ = [
     "CRITERIA",
@@ -61,9 +68,9 @@ __all__ = [
     "LinkLoads",
     "MappingReport",
     "QAPSolution",
-    "Topology",
     "all_to_all",
     "brute",
+    "cost_matrix",
     "dilation",
     "exact",
     "faq",
@@ -71,6 +78,7 @@ __all__ = [
     "grasp",
     "hop_bytes",
     "link_loads",
+    "local_search",
     "map_tasks",
     "mapping_report",
     "objective",

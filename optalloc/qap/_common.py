@@ -7,26 +7,13 @@ import time
 
 import numpy as np
 
-from .._result import Result, relative_gap
+from .._clock import Stopwatch
+from .._result import MappingResult, status_of
 from .._validate import validate_positive
 from ._core import validate_permutation
 
-
-class Stopwatch:
-    """Wall clock of one solver call with an optional limit in seconds."""
-
-    def __init__(self, limit: float | None):
-        self.limit = validate_positive(limit, "time_limit")
-        self.start = time.perf_counter()
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
-
-    def remaining(self) -> float | None:
-        return None if self.limit is None else self.limit - self.elapsed()
-
-    def expired(self) -> bool:
-        return self.limit is not None and self.elapsed() >= self.limit
+__all__ = ["Stopwatch", "integral_data", "positive_int", "qap_result", "validate_fraction", "validate_positive",
+           "validate_start"]
 
 
 def integral_data(A: np.ndarray, B: np.ndarray) -> bool:
@@ -58,13 +45,15 @@ def validate_start(start, n: int) -> np.ndarray | None:
 
 
 def qap_result(A: np.ndarray, B: np.ndarray, perm, *, method: str, start: float, bound: float | None = None,
-               status: str | None = None, message: str = "", extra: dict | None = None,
-               exact: bool = False, nodes=None, points=None) -> Result:
-    """Assemble a :class:`~optalloc.Result` for a QAP permutation.
+               termination: str | None = None, message: str = "", extra: dict | None = None,
+               exact: bool = False, nodes=None) -> MappingResult:
+    """Assemble a :class:`~optalloc.MappingResult` for a QAP permutation.
 
-    ``indices`` are the nodes used (sorted), ``points`` their coordinates
-    when known, ``average`` the objective per unit of flow (sum W), and
-    ``status`` is "optimal" only when the bound meets the objective.
+    ``permutation[i]`` is the node of task i (into ``nodes`` when given),
+    ``average`` the objective per unit of flow (sum W). The termination is
+    ``"optimal"`` whenever the bound meets the objective, else
+    ``termination`` (why the method stopped; default ``"completed"``); the
+    status follows from it (``"optimal"`` or ``"feasible"``).
     """
     p = np.asarray(perm, dtype=np.intp)
     value = float((A * B[np.ix_(p, p)]).sum())
@@ -76,27 +65,23 @@ def qap_result(A: np.ndarray, B: np.ndarray, perm, *, method: str, start: float,
             bound = float(math.ceil(bound - 1e-6 * max(1.0, abs(bound))))
         if bound > value + 1e-9 * max(1.0, abs(value)):
             raise RuntimeError(f"internal error: lower bound {bound} exceeds objective {value}")
-    gap = relative_gap(value, bound)
-    if status is None:
-        status = "optimal" if bound is not None and bound >= value - 1e-9 * max(1.0, abs(value)) else "feasible"
-    if status == "optimal" and bound is None:
+    if termination == "optimal" and bound is None:  # proven by the caller
         bound = value
-        gap = 0.0
+    if bound is not None and bound >= value - 1e-9 * max(1.0, abs(value)):
+        termination = "optimal"
+    elif termination is None or termination == "optimal":
+        termination = "completed"
     used = p if nodes is None else np.asarray(nodes)[p]
-    indices = np.sort(used)
-    pts = np.empty((0, 0)) if points is None else np.asarray(points)[indices]
-    return Result(
-        indices=indices,
-        points=pts,
+    return MappingResult(
+        permutation=np.asarray(used, dtype=np.intp),
         objective=value,
         average=value / total if total else 0.0,
         bound=bound,
-        gap=gap,
-        guarantee=(1.0 if status == "optimal" else None) if exact else None,
-        status=status,
+        guarantee=(1.0 if termination == "optimal" else None) if exact else None,
+        status=status_of(termination),
+        termination=termination,
         method=method,
         message=message,
-        wall_time=time.perf_counter() - start,
+        runtime=time.perf_counter() - start,
         extra=dict(extra or {}),
-        permutation=np.asarray(used, dtype=np.intp),
     )

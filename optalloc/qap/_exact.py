@@ -21,6 +21,22 @@ MIP_MAX = 10
 def brute(W, C, *, limit: int = BRUTE_MAX):
     """Optimal permutation by enumerating all n! of them (n <= ``limit``).
 
+    The permutations are taken in lexicographic order and the first one of
+    least objective is kept, so ties always go to the same permutation.
+
+    Parameters
+    ----------
+    W, C : array_like, shape (n, n)
+        Flows and costs.
+    limit : int, default 8
+        Largest n enumerated (9! = 362880 permutations take under a second).
+
+    Returns
+    -------
+    MappingResult
+        ``permutation``, ``objective``, ``bound`` (the optimum), status and
+        termination ``"optimal"``; ``extra["permutations"]`` = n!.
+
     Examples
     --------
     >>> from optalloc.qap import brute
@@ -75,7 +91,7 @@ def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit:
     time_limit : float, optional
         Seconds for the solver; required above n = 10.
     rel_gap : float, default 0
-        Stop the solver at this relative gap (status is then "feasible").
+        Stop the solver at this relative gap (termination ``"gap_limit"``).
     rng : None, int or numpy.random.Generator
         Seed of the tabu search that gives the incumbent.
     verbose : bool
@@ -83,9 +99,12 @@ def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit:
 
     Returns
     -------
-    Result
-        Status "optimal" with a proof, otherwise "time_limit" with
-        ``bound`` and ``gap``.
+    MappingResult
+        Status ``"optimal"`` with a proof; otherwise status ``"feasible"``
+        with ``bound`` and ``gap``, and ``termination`` saying why the
+        solver stopped (``"time_limit"``, ``"iteration_limit"``,
+        ``"gap_limit"``, or ``"completed"`` when it ended without a proof).
+        ``extra["termination"]`` is the solver's own termination condition.
 
     Examples
     --------
@@ -100,7 +119,7 @@ def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit:
         raise ValueError(f"unknown formulation {formulation!r}; choose 'auto', 'brute' or 'adams-johnson'")
     if formulation == "brute" or (formulation == "auto" and n <= BRUTE_MAX):
         res = brute(A, B)
-        return res.replace(method="exact", wall_time=clock.elapsed())
+        return res.replace(method="exact", runtime=clock.elapsed())
     if time_limit is None and n > MIP_MAX:
         raise ValueError(f"the exact QAP model grows as n^4; n = {n} needs a `time_limit` (limit without one: "
                          f"{MIP_MAX})")
@@ -142,8 +161,9 @@ def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit:
                 p, value = q, qv
     if tc == TC.optimal and not rel_gap:
         bound = max(bound, value) if bound >= value - 1e-6 * max(1.0, abs(value)) else bound
-    status = None
+    termination = None
     if bound < value - 1e-9 * max(1.0, abs(value)):
-        status = "time_limit" if tc in (TC.maxTimeLimit, TC.maxIterations) else "feasible"
-    return qap_result(A, B, p, method="exact", start=clock.start, bound=min(bound, value), status=status,
+        termination = {TC.maxTimeLimit: "time_limit", TC.maxIterations: "iteration_limit"}.get(
+            tc, "gap_limit" if rel_gap else "completed")
+    return qap_result(A, B, p, method="exact", start=clock.start, bound=min(bound, value), termination=termination,
                       exact=True, message=f"{solver}: {tc}", extra={"solver": solver, "termination": str(tc)})

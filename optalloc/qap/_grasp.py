@@ -104,10 +104,12 @@ def grasp(W, C, *, iterations: int = 50, alpha: float = 0.2, beta: float = 0.5, 
 
     Returns
     -------
-    Result
+    MappingResult
         ``permutation`` (task i on node ``permutation[i]``), ``objective``,
-        status ``"feasible"``; ``extra`` has ``iterations``, ``moves``
-        (swaps made by the descents) and ``found_at`` (iteration of the best).
+        status ``"feasible"``, termination ``"completed"`` (every iteration
+        run, or the ``target`` met) or ``"time_limit"``; ``extra`` has
+        ``iterations``, ``moves`` (swaps made by the descents) and
+        ``found_at`` (iteration of the best).
 
     Notes
     -----
@@ -142,6 +144,7 @@ def grasp(W, C, *, iterations: int = 50, alpha: float = 0.2, beta: float = 0.5, 
     rng = np.random.default_rng(rng)
     first = validate_start(start, n)
     best_p, best_v, found, moves, done = None, np.inf, 0, 0, 0
+    termination = "completed"
     for it in range(iterations):
         p = first.copy() if (it == 0 and first is not None) else construct(A, B, rng, alpha=alpha, beta=beta)
         p, value, m = descent(A, B, p)
@@ -151,8 +154,12 @@ def grasp(W, C, *, iterations: int = 50, alpha: float = 0.2, beta: float = 0.5, 
             best_p, best_v, found = p.copy(), value, it
         if progress is not None:
             progress(it, best_v)
-        if (target is not None and best_v <= target) or clock.expired():
+        if target is not None and best_v <= target:
+            break
+        if clock.expired():
+            if done < iterations:
+                termination = "time_limit"
             break
     extra = {"iterations": done, "moves": moves, "found_at": found, "alpha": alpha, "beta": beta}
-    return qap_result(A, B, best_p, method="grasp", start=clock.start, extra=extra,
+    return qap_result(A, B, best_p, method="grasp", start=clock.start, extra=extra, termination=termination,
                       message=f"best of {done} GRASP iterations")

@@ -9,8 +9,8 @@ import numpy as np
 from . import _jit
 from ._common import Stopwatch, positive_int, qap_result
 from ._core import validate_matrices
+from ._cost import as_machine, cost_matrix, validate_nodes
 from ._search import descent
-from ._topology import Topology, _validate_nodes
 
 #: Methods of :func:`solve` and :func:`map_tasks`.
 METHODS = ("tabu", "grasp", "exact", "brute", "faq", "consecutive", "random")
@@ -24,7 +24,7 @@ def faq(W, C, *, rng=None, starts: int = 1, local_search: bool = True):
 
     Examples
     --------
-    >>> from optalloc.qap._mapping import faq
+    >>> from optalloc.qap import faq
     >>> faq([[0, 5, 0], [5, 0, 1], [0, 1, 0]], [[0, 1, 2], [1, 0, 1], [2, 1, 0]], rng=0).objective
     12.0
     """
@@ -103,9 +103,12 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
 
     Returns
     -------
-    Result
+    MappingResult
         With ``permutation``; ``bound`` is the Gilmore-Lawler bound for
-        heuristics (exact methods prove their own).
+        heuristics (exact methods prove their own). A heuristic that meets
+        the bound has termination and status ``"optimal"``; otherwise its
+        status is ``"feasible"`` and ``termination`` says why it stopped
+        (``"completed"`` or ``"time_limit"``).
 
     Examples
     --------
@@ -154,7 +157,7 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
         res = tabu(A, B, iterations=iterations, time_limit=None if remaining is None else max(remaining, 1e-3),
                    rng=rng, start=start, alpha=1.0 if alpha is None else alpha, target=stop, **strong_settings(n))
     return qap_result(A, B, res.permutation, method=method, start=clock.start, bound=bound,
-                      message=res.message, extra=res.extra)
+                      termination=res.termination, message=res.message, extra=res.extra)
 
 
 def strong_settings(n: int) -> dict:
@@ -188,7 +191,7 @@ def _construct(A, B, rng, alpha):
     return construct(A, B, rng, alpha=alpha)
 
 
-def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None, method: str = "tabu",
+def map_tasks(W, machine=None, *, nodes=None, criterion: str = "td", cost=None, method: str = "tabu",
               rng=None, time_limit: float | None = None, iterations: int | None = None,
               alpha: float | None = None):
     """Map the tasks of a job onto the nodes of its partition (Pascual et al.).
@@ -197,16 +200,20 @@ def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None,
     ----------
     W : array_like, shape (t, t)
         Bytes sent between tasks (non-negative).
-    topology : Topology or str, optional
-        The machine (``Topology.torus((8, 8))`` or ``"torus:8x8"``); not
+    machine : Machine or str, optional
+        The machine: a :class:`~optalloc.machine.Machine` or a spec that
+        :func:`~optalloc.machine.parse_machine` reads (``"torus:8x8"``,
+        ``"16x8 mesh"``, ``"8x8 torus(tm)"``, a map or network file); not
         needed when ``cost`` is given.
     nodes : array_like of int, optional
-        The partition: node ids the job got (default: every node).  With
+        The partition: node ids the job got (default: the free nodes of
+        the machine, that is every node unless it marks some busy).  With
         more nodes than tasks, the tasks go to the best ``t`` of them
         (zero-flow dummy tasks fill the rest).
     criterion : {"td", "classic"}, default "td"
-        Cost between nodes: hop distance ("classic") or Traffic
-        Distribution, hops plus axis imbalance ("td"); ignored with ``cost``.
+        Cost between nodes (:func:`cost_matrix`): hop distance
+        ("classic") or Traffic Distribution, hops plus axis imbalance
+        ("td", meshes and tori); ignored with ``cost``.
     cost : array_like, optional
         A user cost matrix over the partition, instead of a criterion.
     method : str, default "tabu"
@@ -217,10 +224,10 @@ def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None,
 
     Returns
     -------
-    Result
-        ``permutation[i]`` is the node id of task i; ``indices`` the nodes
-        used, ``points`` their coordinates on meshes and tori; ``objective``
-        the cost under the criterion; ``extra["criterion"]``.
+    MappingResult
+        ``permutation[i]`` is the node id of task i; ``objective`` the
+        cost under the criterion, ``bound`` a proven lower bound, status
+        and termination as in :func:`solve`; ``extra["criterion"]``.
 
     Examples
     --------
@@ -234,15 +241,16 @@ def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None,
 
     A = _validate_flows(W)
     t = len(A)
-    if isinstance(topology, str):
-        topology = Topology.parse(topology)
-    if topology is not None and not isinstance(topology, Topology):
-        raise ValueError(f"`topology` must be a Topology or a spec such as 'torus:8x8', got {type(topology).__name__}")
+    if machine is not None:
+        machine = as_machine(machine)
     if cost is None:
-        if topology is None:
-            raise ValueError("give a `topology` (or a `cost` matrix)")
-        node_ids = np.arange(topology.n) if nodes is None else topology._nodes(nodes)
-        B = topology.cost_matrix(criterion, nodes=node_ids)
+        if machine is None:
+            raise ValueError("give a `machine` (or a `cost` matrix)")
+        if nodes is None:
+            node_ids = machine.free_ids() if machine.n_free < machine.n else np.arange(machine.n)
+        else:
+            node_ids = machine.check_nodes(nodes)
+        B = cost_matrix(machine, criterion, nodes=node_ids)
     else:
         B = np.asarray(cost, dtype=np.float64)
         if B.ndim != 2 or B.shape[0] != B.shape[1]:
@@ -251,10 +259,10 @@ def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None,
             raise ValueError("`cost` contains NaN or infinite entries")
         if nodes is None:
             node_ids = np.arange(len(B))
+        elif machine is not None:
+            node_ids = machine.check_nodes(nodes, length=len(B))
         else:
-            n_ids = topology.n if topology is not None else None
-            node_ids = _validate_nodes(nodes, n_ids if n_ids is not None else np.iinfo(np.intp).max,
-                                       length=len(B))
+            node_ids = validate_nodes(nodes, np.iinfo(np.intp).max, length=len(B))
         criterion = "user"
     m = len(B)
     if t > m:
@@ -263,8 +271,6 @@ def map_tasks(W, topology=None, *, nodes=None, criterion: str = "td", cost=None,
         A = np.pad(A, ((0, m - t), (0, m - t)))
     res = solve(A, B, method=method, rng=rng, time_limit=time_limit, iterations=iterations, alpha=alpha)
     perm = res.permutation[:t]
-    coords = topology.coords if topology is not None and topology.is_grid else None
-    out = qap_result(A[:t, :t], B, perm, method=method, start=clock.start, nodes=node_ids, points=coords,
-                     bound=res.bound, message=res.message,
-                     extra={**res.extra, "criterion": criterion})
-    return out
+    return qap_result(A[:t, :t], B, perm, method=method, start=clock.start, nodes=node_ids,
+                      bound=res.bound, termination=res.termination, message=res.message,
+                      exact=method in ("exact", "brute"), extra={**res.extra, "criterion": criterion})

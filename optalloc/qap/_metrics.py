@@ -2,7 +2,7 @@
 
 For a communication matrix W (``W[i, j]`` bytes sent from task i to task
 j) and a mapping ``perm`` (task i runs on node ``perm[i]`` of a
-:class:`~optalloc.qap.Topology`):
+:class:`~optalloc.machine.Machine`, or a spec such as ``"torus:8x8"``):
 
 hop_bytes
     ``sum_ij W[i, j] * hops(perm[i], perm[j])``; with the classic cost
@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..machine import Machine
 from ._core import validate_square
-from ._topology import Topology, _strides, _validate_nodes
+from ._cost import as_machine
 
 __all__ = ["Dilation", "LinkLoads", "MappingReport", "dilation", "hop_bytes", "link_loads",
            "mapping_report"]
@@ -44,13 +45,13 @@ def _validate_flows(W, name: str = "W") -> np.ndarray:
     return a
 
 
-def _validate_mapping(W, topology, perm) -> tuple[np.ndarray, np.ndarray]:
-    if not isinstance(topology, Topology):
-        raise TypeError(f"`topology` must be a Topology, got {type(topology).__name__}")
+def _validate_mapping(W, machine, perm) -> tuple[np.ndarray, Machine, np.ndarray]:
+    machine = as_machine(machine)
     W = _validate_flows(W)
-    if len(W) > topology.n:
-        raise ValueError(f"`W` has {len(W)} tasks but the {topology} has only {topology.n} nodes")
-    return W, _validate_nodes(perm, topology.n, name="perm", length=len(W))
+    if len(W) > machine.n:
+        raise ValueError(f"`W` has {len(W)} tasks but the {machine.describe()} has only {machine.n} nodes")
+    perm = machine.check_nodes(perm, name="perm", length=len(W)).astype(np.intp)
+    return W, machine, perm
 
 
 def _pairs(W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -60,15 +61,17 @@ def _pairs(W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.nonzero(off)
 
 
-def hop_bytes(W, topology: Topology, perm) -> float:
+def hop_bytes(W, machine, perm) -> float:
     """Bytes times hops, summed over all messages.
 
     Parameters
     ----------
     W : array_like, shape (n, n)
         Bytes from task i to task j; finite and non-negative.
-    topology : Topology
-        The machine; on a graph with edge lengths, "hops" are path lengths.
+    machine : Machine or str
+        The machine, or a spec that :func:`~optalloc.machine.parse_machine`
+        reads (``"torus:8x8"``); on a network with link lengths, "hops"
+        are path lengths.
     perm : sequence of int
         ``perm[i]`` is the node id of task i: n distinct ids, possibly a
         subset (partition) of the machine.
@@ -84,16 +87,19 @@ def hop_bytes(W, topology: Topology, perm) -> float:
     ------
     ValueError
         Bad W (not square, negative, NaN) or perm (wrong length, repeated
-        or out-of-range ids).
+        or out-of-range ids), or a spec that names no machine.
 
     Examples
     --------
-    >>> from optalloc.qap import Topology, hop_bytes, ring
-    >>> hop_bytes(ring(4), Topology.mesh((4,)), [0, 1, 2, 3])
+    >>> from optalloc.machine import Machine
+    >>> from optalloc.qap import hop_bytes, ring
+    >>> hop_bytes(ring(4), Machine(4), [0, 1, 2, 3])
     12.0
+    >>> hop_bytes(ring(4), "torus:4", [0, 1, 2, 3])    # the wrap link joins 3 and 0
+    8.0
     """
-    W, p = _validate_mapping(W, topology, perm)
-    return float((W * topology.distances(p)).sum())
+    W, machine, p = _validate_mapping(W, machine, perm)
+    return float((W * machine.distances(p)).sum())
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,7 @@ class Dilation:
     pairs: int
 
 
-def dilation(W, topology: Topology, perm) -> Dilation:
+def dilation(W, machine, perm) -> Dilation:
     """Maximum, mean and byte-weighted mean hops of the communicating pairs.
 
     Parameters and errors as in :func:`hop_bytes`. A task's messages to
@@ -129,15 +135,15 @@ def dilation(W, topology: Topology, perm) -> Dilation:
 
     Examples
     --------
-    >>> from optalloc.qap import Topology, dilation, stencil
-    >>> dilation(stencil((8, 8)), Topology.torus((8, 8)), range(64))
+    >>> from optalloc.qap import dilation, stencil
+    >>> dilation(stencil((8, 8)), "torus:8x8", range(64))
     Dilation(max=1.0, mean=1.0, weighted_mean=1.0, pairs=256)
     """
-    W, p = _validate_mapping(W, topology, perm)
+    W, machine, p = _validate_mapping(W, machine, perm)
     i, j = _pairs(W)
     if len(i) == 0:
         return Dilation(0.0, 0.0, 0.0, 0)
-    hops = topology.distances(p)[i, j]
+    hops = machine.distances(p)[i, j]
     w = W[i, j]
     return Dilation(float(hops.max()), float(hops.mean()), float((w * hops).sum() / w.sum()), len(i))
 
@@ -150,7 +156,8 @@ class LinkLoads:
     ----------
     links : numpy.ndarray
         (L, 2) int array, every directed link (u, v) of the machine, as
-        :meth:`Topology.links` lists them.
+        :meth:`Machine.links() <optalloc.machine.Machine.links>` lists
+        them.
     loads : numpy.ndarray
         (L,) float array, bytes crossing each link.
     max : float
@@ -189,15 +196,15 @@ def _validate_order(order, d: int) -> tuple[int, ...]:
     return axes
 
 
-def link_loads(W, topology: Topology, perm, *, order=None) -> LinkLoads:
+def link_loads(W, machine, perm, *, order=None) -> LinkLoads:
     """Per-link bytes under dimension-order routing (DOR).
 
     Parameters
     ----------
     W, perm
         As in :func:`hop_bytes`.
-    topology : Topology
-        A mesh or torus.
+    machine : Machine or str
+        A mesh or torus (wrap on any axes), or its spec.
     order : str or sequence of int, optional
         The order in which a message corrects its axes, e.g. ``"yx"`` or
         ``(1, 0)``. Default x, then y, then z.
@@ -209,73 +216,92 @@ def link_loads(W, topology: Topology, perm, *, order=None) -> LinkLoads:
     Raises
     ------
     ValueError
-        On a graph topology (no dimension order), or bad W, perm, order.
+        On a network (no dimension order), or bad W, perm, order.
 
     Notes
     -----
     Each message from node a to node b first travels along the first axis
     of ``order`` until its coordinate matches b's, then along the second
-    axis, and so on. On a mesh every axis is corrected the only way
-    possible. On a torus ring of side s a message whose forward offset is
-    f = (b_k - a_k) mod s goes the + way when f < s - f, the - way when
-    f > s - f, and, on a tie (f = s / 2), the + way. Every route is
-    minimal, so each message crosses ``D[a, b]`` links and the loads sum
-    to :func:`hop_bytes`.
+    axis, and so on. On an axis without wrap every coordinate is corrected
+    the only way possible. On a wrapping axis (a ring of side s) a message
+    whose forward offset is f = (b_k - a_k) mod s goes the + way when
+    f < s - f, the - way when f > s - f, and, on a tie (f = s / 2), the
+    + way. Every route is minimal, so each message crosses ``D[a, b]``
+    links and the loads sum to :func:`hop_bytes`.
 
     Routes are expanded with numpy, O(total hops of the communicating
     pairs) time and memory (in bounded chunks).
 
     Examples
     --------
-    >>> from optalloc.qap import Topology, link_loads
-    >>> t = Topology.torus((4,))
+    >>> from optalloc.machine import Machine
+    >>> from optalloc.qap import link_loads
     >>> W = [[0, 5, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0]]
-    >>> r = link_loads(W, t, [0, 1, 2, 3])
+    >>> r = link_loads(W, Machine(4, torus=True), [0, 1, 2, 3])
     >>> {k: v for k, v in r.as_dict().items() if v}, r.max, r.mean
     ({(0, 1): 5.0, (3, 0): 1.0}, 5.0, 0.75)
     """
-    W, p = _validate_mapping(W, topology, perm)
-    if not topology.is_grid:
-        raise ValueError("`topology` must be a mesh or torus for dimension-order routing, not a graph")
-    shape = topology.shape
+    W, machine, p = _validate_mapping(W, machine, perm)
+    if not machine.is_grid:
+        raise ValueError("`machine` must be a mesh or torus for dimension-order routing, not a network")
+    shape = machine.shape
     d = len(shape)
     axes = _validate_order(order, d)
     strides = _strides(shape)
-    torus = topology.kind == "torus"
-
-    heads, valid = topology._grid_link_table()
-    totals = np.zeros(topology.n * 2 * d, dtype=np.float64)
+    totals = np.zeros(machine.n * 2 * d, dtype=np.float64)
 
     i, j = _pairs(W)
     src, dst, w = p[i], p[j], W[i, j]
-    hops = topology.distances(p)[i, j].astype(np.int64)
+    hops = machine.distances(p)[i, j].astype(np.int64)
     ends = np.cumsum(hops)
     start = 0
     while start < len(src):
         # a chunk of pairs whose routes hold at most _CHUNK link traversals
         base = ends[start - 1] if start else 0
         stop = max(start + 1, int(np.searchsorted(ends, base + _CHUNK, side="right")))
-        _route(totals, src[start:stop], dst[start:stop], w[start:stop], shape, strides, axes, torus)
+        _route(totals, src[start:stop], dst[start:stop], w[start:stop], shape, strides, axes, machine.torus)
         start = stop
 
-    links = np.stack([np.repeat(np.arange(topology.n, dtype=np.intp), 2 * d)[valid], heads[valid]], axis=1)
-    loads = totals[valid]
-    if np.any(totals[~valid]):  # routing never uses a missing link
+    links = machine.links().astype(np.intp)
+    slots = links[:, 0] * 2 * d + _link_slots(machine, links)
+    loads = totals[slots]
+    totals[slots] = 0.0
+    if np.any(totals):  # routing never uses a missing link
         raise RuntimeError("dimension-order route crossed a missing link")
     if len(loads) == 0:
         return LinkLoads(links, loads, 0.0, 0.0)
     return LinkLoads(links, loads, float(loads.max()), float(loads.mean()))
 
 
+def _strides(shape) -> np.ndarray:
+    # node id of (x, y, z) = x + W * (y + H * z): x varies fastest
+    return np.concatenate(([1], np.cumprod(shape[:-1]))).astype(np.intp)
+
+
+def _link_slots(machine: Machine, links: np.ndarray) -> np.ndarray:
+    """Slot of each link (u, v) among the 2d outgoing slots of u: ``2 k``
+    for the + direction of axis k, ``2 k + 1`` for the - direction."""
+    cu, cv = machine.coords[links[:, 0]], machine.coords[links[:, 1]]
+    axis = np.argmax(cu != cv, axis=1)
+    rows = np.arange(len(links))
+    a, b = cu[rows, axis], cv[rows, axis]
+    side = np.asarray(machine.shape)[axis]
+    wrap = np.asarray(machine.torus)[axis]
+    # a wrapping axis steps + when b is one ahead modulo the side (side 2: always)
+    plus = np.where(wrap, (b - a) % side == 1, b > a)
+    return 2 * axis + np.where(plus, 0, 1)
+
+
 def _route(totals, src, dst, w, shape, strides, axes, torus) -> None:
-    """Add the bytes ``w`` of messages src -> dst to the link slots ``totals``."""
+    """Add the bytes ``w`` of messages src -> dst to the link slots ``totals``
+    (``torus[k]``: axis k wraps)."""
     d = len(shape)
     cur = src.copy()  # node id of each message's position after the axes done so far
     for k in axes:
         side, stride = shape[k], strides[k]
         a = (cur // stride) % side
         b = (dst // stride) % side
-        if torus:
+        if torus[k]:
             fwd = (b - a) % side
             plus = fwd <= side - fwd  # tie (f = s / 2) -> + way
             steps = np.where(plus, fwd, side - fwd)
@@ -299,8 +325,9 @@ class MappingReport:
 
     Attributes
     ----------
-    topology : str
-        The machine, e.g. ``"torus:8x8"``.
+    machine : str
+        The machine as :meth:`Machine.describe() <optalloc.machine.Machine.describe>`
+        writes it, e.g. ``"8x8 torus"``.
     tasks : int
         Number of tasks.
     total_bytes : float
@@ -310,11 +337,11 @@ class MappingReport:
     max_dilation, mean_dilation, weighted_dilation : float
         See :func:`dilation`.
     max_link_load, mean_link_load : float or None
-        See :func:`link_loads` (default x, y, z order); None on a graph
-        topology.
+        See :func:`link_loads` (default x, y, z order); None on a
+        network.
     """
 
-    topology: str
+    machine: str
     tasks: int
     total_bytes: float
     hop_bytes: float
@@ -329,29 +356,29 @@ class MappingReport:
         return asdict(self)
 
 
-def mapping_report(W, topology: Topology, perm, *, order=None) -> MappingReport:
+def mapping_report(W, machine, perm, *, order=None) -> MappingReport:
     """Hop-bytes, dilation and link loads of a mapping, in one record.
 
     Parameters and errors as in :func:`hop_bytes`; ``order`` as in
-    :func:`link_loads`. On a graph topology the link-load fields are None.
+    :func:`link_loads`. On a network the link-load fields are None.
 
     Examples
     --------
-    >>> from optalloc.qap import Topology, mapping_report, stencil
-    >>> r = mapping_report(stencil((4, 4)), Topology.torus((4, 4)), range(16))
-    >>> r.hop_bytes, r.max_dilation, r.max_link_load, r.mean_link_load
-    (64.0, 1.0, 1.0, 1.0)
+    >>> from optalloc.qap import mapping_report, stencil
+    >>> r = mapping_report(stencil((4, 4)), "torus:4x4", range(16))
+    >>> r.machine, r.hop_bytes, r.max_dilation, r.max_link_load, r.mean_link_load
+    ('4x4 torus', 64.0, 1.0, 1.0, 1.0)
     """
-    W, p = _validate_mapping(W, topology, perm)
-    dil = dilation(W, topology, p)
-    loads = link_loads(W, topology, p, order=order) if topology.is_grid else None
+    W, machine, p = _validate_mapping(W, machine, perm)
+    dil = dilation(W, machine, p)
+    loads = link_loads(W, machine, p, order=order) if machine.is_grid else None
     off = W.copy()
     np.fill_diagonal(off, 0.0)
     return MappingReport(
-        topology=str(topology),
+        machine=machine.describe(),
         tasks=len(W),
         total_bytes=float(off.sum()),
-        hop_bytes=hop_bytes(W, topology, p),
+        hop_bytes=hop_bytes(W, machine, p),
         max_dilation=dil.max,
         mean_dilation=dil.mean,
         weighted_dilation=dil.weighted_mean,

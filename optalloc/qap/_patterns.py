@@ -2,7 +2,7 @@
 
 Every generator returns an (n, n) float matrix W, ``W[i, j]`` the bytes
 task i sends to task j, with a zero diagonal. Tasks on a grid are numbered
-like the nodes of a :class:`~optalloc.qap.Topology`: task (x, y, z) is
+like the nodes of a :class:`~optalloc.machine.Machine`: task (x, y, z) is
 ``x + W * (y + H * z)``, so the identity mapping puts a stencil's tasks on
 the matching mesh or torus nodes.
 
@@ -26,12 +26,29 @@ import operator
 
 import numpy as np
 
-from ._topology import _strides, _validate_shape
-
 __all__ = ["PATTERNS", "all_to_all", "parse_pattern", "random_sparse", "ring", "stencil", "transpose"]
 
 #: Names understood by :func:`parse_pattern`.
 PATTERNS = ("stencil", "ring", "all-to-all", "transpose", "random")
+
+
+def _validate_shape(shape) -> tuple[int, ...]:
+    """``shape`` as a non-empty tuple of positive ints (an int means one axis)."""
+    try:
+        sides = (operator.index(shape),)
+    except TypeError:
+        try:
+            sides = tuple(operator.index(s) for s in shape)
+        except TypeError:
+            raise ValueError(f"`shape` sides must be positive integers, got {shape!r}") from None
+    if not sides or any(s < 1 for s in sides):
+        raise ValueError(f"`shape` sides must be positive integers, got {shape!r}")
+    return sides
+
+
+def _strides(shape: tuple[int, ...]) -> np.ndarray:
+    # task id of (x, y, z) = x + W * (y + H * z): x varies fastest, as node ids
+    return np.concatenate(([1], np.cumprod(shape[:-1]))).astype(np.intp)
 
 
 def _validate_weight(weight) -> float:

@@ -87,10 +87,11 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
 
     Returns
     -------
-    Result
-        The best permutation met; ``extra`` has ``iterations`` (moves per
-        chain), ``chains``, ``restarts`` and ``found_at`` (iteration of the
-        best).
+    MappingResult
+        The best permutation met; termination ``"completed"`` (the
+        iterations run, or the ``target`` met) or ``"time_limit"``;
+        ``extra`` has ``iterations`` (moves per chain), ``chains``,
+        ``restarts`` and ``found_at`` (iteration of the best).
 
     Notes
     -----
@@ -148,7 +149,10 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
         best, it, found, restarts = _search(A, B, p, *args)
     else:
         best, it, found, restarts = _search_chains(A, B, P, *args)
-    return qap_result(A, B, best, method="tabu", start=clock.start,
+    reached = target is not None and float((A * B[np.ix_(best, best)]).sum()) <= target
+    ran_out = iterations is not None and it >= iterations
+    termination = "time_limit" if clock.expired() and not (reached or ran_out) else "completed"
+    return qap_result(A, B, best, method="tabu", start=clock.start, termination=termination,
                       extra={"iterations": it, "chains": chains, "restarts": restarts, "found_at": found, "engine": engine},
                       message=f"robust tabu search, {chains} chain(s) x {it} iterations, {restarts} restarts")
 

@@ -6,9 +6,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from optalloc.machine import Machine
 from optalloc.qap import (
     PATTERNS,
-    Topology,
     all_to_all,
     parse_pattern,
     random_sparse,
@@ -50,7 +50,7 @@ def test_stencil_3d_seven_point():
 @pytest.mark.parametrize("periodic", [True, False])
 def test_stencil_is_the_grid_adjacency(shape, periodic):
     # the stencil's pairs are exactly the links of the matching mesh / torus
-    t = (Topology.torus if periodic else Topology.mesh)(shape)
+    t = Machine(shape, torus=periodic)
     W = stencil(shape, periodic=periodic)
     expected = np.zeros_like(W)
     links = t.links()
