@@ -53,6 +53,8 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from optalloc._validate import rank_weight_table, validate_distances
+
 
 def build_ordering(D, weights=None, *, ring: bool = False, distance_constraint: bool = False,
                    break_symmetry: bool = False) -> pyo.ConcreteModel:
@@ -99,11 +101,9 @@ def build_ordering(D, weights=None, *, ring: bool = False, distance_constraint: 
     >>> len(build_ordering(D, distance_constraint=True).near)
     4
     """
-    from optalloc.curves._objective import _validate_distances, rank_weights
-
-    D = _validate_distances(D)
+    D = validate_distances(D)
     n = len(D)
-    c = rank_weights(n, weights, ring=ring)  # c[j - i] = w(r(i, j))
+    c = rank_weight_table(n, weights, ring=ring)  # c[j - i] = w(r(i, j))
     kmax = n // 2 if ring else n - 1
     table = {}
     for k in range(1, n):

@@ -44,18 +44,7 @@ SAND2003-3702 sec. 4.3): ``free_list``, ``first_fit``, ``best_fit``,
 ``allocate_ranks`` on ranks alone, and ``span``.
 """
 
-from ._alloc1d import (
-    STRATEGIES,
-    Allocation1D,
-    Ordering1D,
-    allocate_1d,
-    allocate_ranks,
-    best_fit,
-    first_fit,
-    free_list,
-    span,
-    sum_of_squares,
-)
+from ._alloc1d import allocate_1d, best_fit, first_fit, free_list, sum_of_squares
 from ._boxes import BOX_ORDERS, box_order, gilbert, hilbert, row_major, snake
 from ._graph import GRAPH_METHODS, graph_distances, order_graph
 from ._ip import MAX_IP_NODES, order_ip
@@ -68,6 +57,8 @@ from ._objective import (
     order_objective,
     rank_weights,
 )
+from ._ordering1d import Ordering1D
+from ._ranks import STRATEGIES, Allocation1D, allocate_ranks, span
 
 __all__ = [
     "BOX_ORDERS",

@@ -3,7 +3,10 @@
 A box of shape ``(W, H)`` or ``(W, H, D)`` has one node per integer point
 ``(x, y[, z])`` with ``0 <= x < W``, ``0 <= y < H`` (and ``0 <= z < D``).
 Every ordering below returns the coordinates of all nodes in visiting
-order, as an int array of shape ``(N, d)``; the first column is x.
+order, as an int array of shape ``(N, d)``; the first column is x.  Each
+also takes a 2D or 3D mesh or torus :class:`~optalloc.machine.Machine`
+for its shape (the wrap-around links do not change the order);
+``machine.node_ids(coords)`` gives the node ids in that order.
 
 ``row_major``
     x fastest, then y, then z: the left-to-right, top-to-bottom order of
@@ -28,11 +31,17 @@ import operator
 
 import numpy as np
 
+from ..machine import Machine
+
 __all__ = ["BOX_ORDERS", "box_order", "gilbert", "hilbert", "row_major", "snake"]
 
 
 def _validate_shape(shape) -> tuple[int, ...]:
-    """The shape as a tuple of 2 or 3 positive Python ints."""
+    """The shape (of a mesh or torus Machine too) as a tuple of 2 or 3 positive Python ints."""
+    if isinstance(shape, Machine):
+        if not shape.is_grid:
+            raise ValueError("a network machine has no box to order; order it with order_graph")
+        shape = shape.shape
     try:
         dims = tuple(operator.index(s) for s in shape)
     except TypeError:
@@ -389,7 +398,7 @@ def gilbert(shape) -> np.ndarray:
     construction [1]_, makes a few non-unit steps (on boxes up to 16 per
     side: at most 66 of them, each of L1 length at most 4; 4 on 8x8x5),
     even where a unit-step path would exist.  O(N) time (a Python
-    recursion, several seconds per million nodes).
+    recursion that records straight runs, expanded with numpy).
 
     References
     ----------
@@ -429,8 +438,9 @@ def box_order(shape, method: str = "gilbert") -> np.ndarray:
 
     Parameters
     ----------
-    shape : tuple of int
-        ``(W, H)`` or ``(W, H, D)``, positive sides.
+    shape : tuple of int or Machine
+        ``(W, H)`` or ``(W, H, D)``, positive sides, or a mesh or torus
+        Machine of that shape.
     method : {"gilbert", "hilbert", "snake", "row_major"}
         The ordering; see the function of that name.
 
@@ -449,6 +459,10 @@ def box_order(shape, method: str = "gilbert") -> np.ndarray:
     >>> from optalloc.curves import box_order
     >>> box_order((2, 2), "snake").tolist()
     [[0, 0], [1, 0], [1, 1], [0, 1]]
+    >>> from optalloc.machine import Machine
+    >>> m = Machine((2, 2), torus=True)
+    >>> m.node_ids(box_order(m, "snake")).tolist()
+    [0, 1, 3, 2]
     """
     try:
         fn = BOX_ORDERS[method]

@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from .._result import OrderResult, status_of
+from ..machine import Machine
 
 #: Largest network ordered (its distance matrix is dense).
 DENSE_MAX = 20000
@@ -16,16 +17,55 @@ DENSE_MAX = 20000
 GRAPH_METHODS = ("auto", "qap", "brute", "ip", "gilbert", "hilbert", "snake", "row-major", "spectral", "greedy")
 
 
+def _machine_graph(machine: Machine):
+    """The graph of a :class:`~optalloc.machine.Machine`, nodes in id order, and its length attribute.
+
+    A mesh or torus gives its nodes labelled by their coordinate tuples
+    (as ``nx.grid_2d_graph`` does) with a link to each neighbour, wrapping
+    where an axis wraps; a network gives its own labels and links, with
+    their lengths in the edge attribute ``"length"``.  The attribute name
+    is returned, or None when every link is one hop.
+    """
+    import networkx as nx
+
+    if machine.n > DENSE_MAX:
+        raise ValueError(f"the machine has {machine.n} nodes; orderings use a dense distance matrix, at most "
+                         f"{DENSE_MAX} nodes")
+    G = nx.Graph()
+    if machine.is_grid:
+        labels = [tuple(int(c) for c in row) for row in machine.coords]
+        G.add_nodes_from(labels)
+        G.add_edges_from((labels[u], labels[v]) for u, v in machine.links().tolist())
+        return G, None
+    labels = list(machine.labels)
+    G.add_nodes_from(labels)
+    G.add_edges_from((labels[i], labels[j], {"length": w}) for i, j, w in machine.edges)
+    return G, ("length" if any(w != 1 for _, _, w in machine.edges) else None)
+
+
+def _as_graph(G, weight: str | None):
+    """``G`` and ``weight``, a Machine turned into its graph."""
+    if not isinstance(G, Machine):
+        return G, weight
+    if weight is not None:
+        raise ValueError("`weight` names an edge attribute of a networkx graph; a Machine carries its own "
+                         "link lengths")
+    return _machine_graph(G)
+
+
 def graph_distances(G, *, weight: str | None = None):
     """Node labels (in ``G``'s order) and the shortest-path matrix of a connected graph.
 
-    Raises a one-line ValueError for directed, empty, disconnected graphs,
-    self-loops and non-positive edge lengths.
+    ``G`` may be a :class:`~optalloc.machine.Machine`: a mesh or torus
+    labelled by coordinate tuples, or a network by its labels, in node id
+    order.  Raises a one-line ValueError for directed, empty, disconnected
+    graphs, self-loops and non-positive edge lengths.
     """
     import networkx as nx
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import shortest_path
 
+    G, weight = _as_graph(G, weight)
     if not isinstance(G, nx.Graph):
         raise ValueError(f"`G` must be a networkx graph, got {type(G).__name__}")
     if G.is_directed():
@@ -135,7 +175,7 @@ def greedy_start(D: np.ndarray) -> np.ndarray:
 
 
 def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, weight: str | None = None,
-                rng=None, time_limit: float | None = None, iterations: int | None = None) -> Result:
+                rng=None, time_limit: float | None = None, iterations: int | None = None) -> OrderResult:
     """A linear order of the nodes of a network that keeps neighbours close.
 
     Minimises the ordering objective of SAND2003-3702 sec. 4.2,
@@ -144,8 +184,10 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
 
     Parameters
     ----------
-    G : networkx.Graph
-        Connected, undirected, without self-loops (any labels).
+    G : networkx.Graph or Machine
+        Connected, undirected, without self-loops (any labels); or a
+        :class:`~optalloc.machine.Machine`: a mesh or torus (its nodes
+        labelled by coordinates, so the curves apply) or a network.
     method : str, default "auto"
         ``"qap"``: the ordering as a quadratic assignment (flow
         ``w(r(i, j))`` between ranks, distance between nodes) solved by the
@@ -163,7 +205,8 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     ring : bool
         Rank distance around a ring of ranks.
     weight : str, optional
-        Edge attribute holding link lengths (default: every link is one hop).
+        Edge attribute holding link lengths (default: every link is one
+        hop); not with a Machine, which has its own lengths.
     rng : None, int or numpy.random.Generator
         Seed of the search.
     time_limit : float, optional
@@ -173,9 +216,10 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
 
     Returns
     -------
-    Result
-        ``order[r]`` is the index (in ``list(G.nodes)``) of the node
-        at rank r, ``labels`` the node labels in order,
+    OrderResult
+        ``order[r]`` is the index (in ``list(G.nodes)``; for a Machine, the
+        node id) of the node at rank r, ``labels`` the node labels in order
+        (coordinate tuples on a mesh or torus),
         ``objective`` the ordering objective, ``bound`` a proven lower bound
         (the Gilmore-Lawler bound of the QAP, or the IP's bound), ``gap``,
         ``status`` ("optimal" only when proven), ``extra["starts"]`` the
@@ -191,12 +235,16 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     True
     >>> order_graph(nx.path_graph(5)).labels in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0])
     True
+    >>> from optalloc.machine import Machine
+    >>> order_graph(Machine((3, 2)), method="snake").order.tolist()
+    [0, 1, 2, 5, 4, 3]
     """
     from ._objective import order_objective, rank_weights
 
     start_time = time.perf_counter()
     if method not in GRAPH_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(GRAPH_METHODS)}")
+    G, weight = _as_graph(G, weight)
     labels, D = graph_distances(G, weight=weight)
     n = len(labels)
     c = rank_weights(n, weights, ring=ring)
@@ -204,12 +252,12 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
         method = "brute" if n <= 8 else "qap"
     extra: dict = {}
     bound = None
-    status = "feasible"
+    termination = "completed"
     if method == "ip":
         from ._ip import order_ip
 
         res = order_ip(D, weights=weights, ring=ring, time_limit=time_limit)
-        order, bound, status = np.asarray(res.order), res.bound, res.termination
+        order, bound, termination = np.asarray(res.order), res.bound, res.termination
         extra.update(res.extra)
     elif method == "brute":
         if n > BRUTE_MAX:
@@ -224,7 +272,6 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     else:
         order, bound, extra = _qap_order(G, labels, D, c, rng, time_limit, iterations)
     value = order_objective(D, order, weights=weights, ring=ring)
-    termination = "completed" if status == "feasible" else status
     if bound is not None and bound >= value - 1e-9 * max(1.0, abs(value)):
         termination, bound = "optimal", min(bound, value)
     total = float(c[np.abs(np.subtract.outer(np.arange(n), np.arange(n)))].sum() / 2)
@@ -242,19 +289,18 @@ BRUTE_MAX = 9
 
 def _brute(D: np.ndarray, c: np.ndarray):
     """Best order over all permutations: the QAP (rank flows, node distances) enumerated."""
-    from optalloc.qap._exact import _enumerate
+    from optalloc.qap import brute
 
     n = len(D)
     F = c[np.abs(np.subtract.outer(np.arange(n), np.arange(n)))]
-    order, value = _enumerate(F, D)
-    return order, value / 2  # the QAP counts each rank pair twice
+    res = brute(F, D, limit=BRUTE_MAX)
+    return res.permutation, res.bound / 2  # the QAP counts each rank pair twice
 
 
 def _qap_order(G, labels, D, c, rng, time_limit, iterations):
     """The ordering as a QAP: flow c(|i-j|) between ranks i, j; distance between nodes."""
-    from optalloc.qap import gilmore_lawler, tabu
-    from optalloc.qap._common import Stopwatch
-    from optalloc.qap._search import descent
+    from optalloc._clock import Stopwatch
+    from optalloc.qap import gilmore_lawler, local_search, tabu
 
     clock = Stopwatch(time_limit)
     rng = np.random.default_rng(rng)
@@ -273,9 +319,10 @@ def _qap_order(G, labels, D, c, rng, time_limit, iterations):
         values[name] = float((F * D[np.ix_(p, p)]).sum() / 2)
         if best_p is not None and clock.expired():  # no time left to polish this start
             continue
-        q, v, _ = descent(F, D, p.copy(), clock=clock)
-        if v < best_v:
-            best_name, best_p, best_v = name, q, v
+        remaining = clock.remaining()
+        polished = local_search(F, D, p, time_limit=None if remaining is None else max(remaining, 1e-6))
+        if polished.objective < best_v:
+            best_name, best_p, best_v = name, polished.permutation, polished.objective
     # the QAP counts each rank pair twice
     bound = gilmore_lawler(F, D) / 2
     extra = {"starts": values, "best_start": best_name}

@@ -9,8 +9,9 @@ import numpy as np
 
 from optalloc._pyomo import get_solver, load_solution
 from optalloc._result import OrderResult, status_of
+from optalloc._validate import validate_distances
 
-from ._objective import _validate_distances, order_objective, rank_weights
+from ._objective import order_objective, rank_weights
 
 __all__ = ["MAX_IP_NODES", "order_ip"]
 
@@ -18,7 +19,7 @@ __all__ = ["MAX_IP_NODES", "order_ip"]
 MAX_IP_NODES = 12
 
 
-def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constraint=False) -> Result:
+def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constraint=False) -> OrderResult:
     """Optimal ordering of a small network by the integer program of SAND2003-3702.
 
     Parameters
@@ -65,9 +66,9 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
     binary and about N^4 / 2 continuous variables and is solved by HiGHS
     through Pyomo, with rows that remove the reversal (and ring rotation)
     symmetry.  The problem is NP-hard (it contains Hamiltonian path [1]_),
-    and the linearisation is weak: 8 nodes take seconds to a minute, 9 to
-    12 nodes minutes or more.  The distance constraint, when the network
-    has a Hamiltonian path, makes solving much faster.  A QAP with flow
+    and the linearisation is weak, so the solve time grows steeply with N.
+    The distance constraint, when the network has a Hamiltonian path,
+    makes solving much faster.  It is a QAP with flow
     ``w(r(i, j))`` between positions and distance ``D`` between nodes.
 
     References
@@ -88,7 +89,7 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
     ('optimal', 5.75, True)
     """
     start = time.perf_counter()
-    D = _validate_distances(D)
+    D = validate_distances(D)
     n = len(D)
     if time_limit is not None:
         time_limit = float(time_limit)
@@ -103,7 +104,7 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
     if n <= 2:
         order = np.arange(n)
         obj = order_objective(D, order, weights=c, ring=False)
-        return _result(n, order, obj, obj, "optimal", total_weight, "trivial: at most two nodes", start, extra)
+        return _result(order, obj, obj, "optimal", total_weight, "trivial: at most two nodes", start, extra)
 
     from pyomo.opt import TerminationCondition as TC
 
@@ -121,7 +122,7 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
     bound = float(lower) if lower is not None and math.isfinite(float(lower)) else None
     message = f"highs: {tc}"
     if tc == TC.infeasible:
-        return _result(n, None, math.inf, None, "infeasible", total_weight,
+        return _result(None, math.inf, None, "infeasible", total_weight,
                        message + " (no order keeps every pair within its rank distance)", start, extra)
     order = None
     if load_solution(model, results):
@@ -133,19 +134,19 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
         extra["incumbent"] = "identity order (the solver returned no solution)"
     obj = order_objective(D, order, weights=c, ring=False)
     if tc == TC.optimal:
-        status = "optimal"
+        termination = "optimal"
     elif tc == TC.maxTimeLimit:
-        status = "time_limit"
+        termination = "time_limit"
     elif tc in (TC.maxIterations, TC.maxEvaluations):
-        status = "iteration_limit"
+        termination = "iteration_limit"
     else:
-        status = "error"
-    if status == "optimal" and bound is None:
+        termination = "error"
+    if termination == "optimal" and bound is None:
         bound = obj
-    return _result(n, order, obj, bound, status, total_weight, message, start, extra)
+    return _result(order, obj, bound, termination, total_weight, message, start, extra)
 
 
-def _result(n, order, obj, bound, termination, total_weight, message, start, extra) -> OrderResult:
+def _result(order, obj, bound, termination, total_weight, message, start, extra) -> OrderResult:
     if bound is not None and math.isfinite(obj):
         bound = min(bound, obj)  # the solver's tolerance may put it a hair above
     average = obj / total_weight if total_weight > 0 and math.isfinite(obj) else (0.0 if obj == 0 else math.inf)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import rank_weight_table, validate_distances
+
 __all__ = [
     "Locality",
     "curve_objective",
@@ -37,15 +39,6 @@ __all__ = [
 def default_weight(d):
     """The default weight ``w(d) = 2**-(d - 1)`` of rank distance d."""
     return 2.0 ** (1.0 - np.asarray(d, dtype=np.float64))
-
-
-def _validate_distances(D) -> np.ndarray:
-    D = np.asarray(D, dtype=np.float64)
-    if D.ndim != 2 or D.shape[0] != D.shape[1] or D.shape[0] == 0:
-        raise ValueError(f"`D` must be a non-empty square (N, N) matrix, got shape {D.shape}")
-    if not np.all(np.isfinite(D)):
-        raise ValueError("`D` must have finite entries")
-    return D
 
 
 def _validate_order(order, n: int) -> np.ndarray:
@@ -97,26 +90,7 @@ def rank_weights(n: int, weights=None, *, ring: bool = False) -> np.ndarray:
     >>> rank_weights(4, ring=True).tolist()
     [0.0, 1.0, 0.5, 1.0]
     """
-    n = operator.index(n)
-    if n < 1:
-        raise ValueError(f"`n` must be positive, got {n}")
-    k = np.arange(n)
-    r = np.minimum(k, n - k) if ring else k
-    maxd = int(r.max()) if n > 1 else 0
-    if weights is None:
-        table = default_weight(np.arange(maxd + 1))
-    elif callable(weights):
-        table = np.array([0.0] + [float(weights(d)) for d in range(1, maxd + 1)])
-    else:
-        table = np.asarray(weights, dtype=np.float64)
-        if table.ndim != 1 or len(table) < maxd + 1:
-            raise ValueError(f"`weights` must be a 1D array with an entry for every rank distance 0..{maxd}, "
-                             f"got shape {table.shape}")
-    if not np.all(np.isfinite(table[1:maxd + 1])):
-        raise ValueError("`weights` must be finite")
-    out = table[r].astype(np.float64)
-    out[0] = 0.0
-    return out
+    return rank_weight_table(n, weights, ring=ring)
 
 
 def _diagonal_sums(D: np.ndarray, order: np.ndarray, ks) -> np.ndarray:
@@ -174,7 +148,7 @@ def order_objective(D, order, *, weights=None, ring=False) -> float:
     >>> order_objective(D, [1, 0, 3, 2])
     7.25
     """
-    D = _validate_distances(D)
+    D = validate_distances(D)
     n = len(D)
     order = _validate_order(order, n)
     c = rank_weights(n, weights, ring=ring)
@@ -360,7 +334,7 @@ def locality(D, order, *, window=None) -> Locality:
     >>> loc.max_step, loc.mean_step, loc.compactness
     (1.0, 1.0, 1.5897435897435896)
     """
-    D = _validate_distances(D)
+    D = validate_distances(D)
     n = len(D)
     order = _validate_order(order, n)
     if window is not None:

@@ -2,56 +2,16 @@
 
 from __future__ import annotations
 
-import math
-import operator
-import time
-
 import numpy as np
 
-from .._result import SubsetResult, status_of
-from .._validate import validate_positive  # noqa: F401 (re-exported to the k-subset modules)
+# Re-exported to the k-subset modules: the input checks live in the core
+# module optalloc._validate, the result of a chosen subset in optalloc._subset.
+from .._subset import is_integral, is_proven_optimal, subset_result, weights_sorted  # noqa: F401
+from .._validate import as_int, validate_k, validate_points, validate_positive  # noqa: F401
 
-# Relative tolerance used to compare objective values computed along
-# different summation orders.
-_RTOL = 1e-9
-
-
-def validate_points(points, *, name="points", min_dim=1) -> np.ndarray:
-    """Return ``points`` as a C-contiguous float64 array of shape (n, d).
-
-    A 1-D array is read as n points on a line.
-    """
-    try:
-        arr = np.asarray(points, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"`{name}` must be a numeric array of shape (n, d): {exc}") from None
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"`{name}` must have shape (n, d), got an array with {arr.ndim} dimensions")
-    if arr.shape[0] == 0:
-        raise ValueError(f"`{name}` is empty")
-    if arr.shape[1] < min_dim:
-        raise ValueError(f"`{name}` must have at least {min_dim} coordinate(s) per point, got {arr.shape[1]}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` contains NaN or infinite coordinates")
-    return np.ascontiguousarray(arr)
-
-
-def as_int(value, name: str) -> int:
-    """``value`` as an int (integers only, no silent rounding of floats)."""
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise ValueError(f"`{name}` must be an integer, got {value!r}") from None
-
-
-def validate_k(k, n: int) -> int:
-    """Return ``k`` as an int in [1, n]."""
-    k = as_int(k, "k")
-    if not 1 <= k <= n:
-        raise ValueError(f"`k` must be between 1 and the number of points ({n}), got {k}")
-    return k
+#: :func:`optalloc._subset.subset_result` under the name the k-subset modules use.
+make_result = subset_result
+_weights_sorted = weights_sorted
 
 
 def rows_by_point(points: np.ndarray) -> dict[tuple, list[int]]:
@@ -63,11 +23,6 @@ def rows_by_point(points: np.ndarray) -> dict[tuple, list[int]]:
     for i, p in enumerate(map(tuple, points)):
         rows.setdefault(p, []).append(i)
     return rows
-
-
-def is_integral(points: np.ndarray) -> bool:
-    """True when every coordinate is an integer (then W is an integer)."""
-    return bool(np.all(points == np.round(points)))
 
 
 def distinct_lattice(points: np.ndarray) -> bool:
@@ -110,12 +65,6 @@ def weights_of_sets(points: np.ndarray, sets: np.ndarray) -> np.ndarray:
     return _weights_sorted(sub)
 
 
-def _weights_sorted(sorted_sets: np.ndarray) -> np.ndarray:
-    k = sorted_sets.shape[1]
-    coef = 2.0 * np.arange(k) - (k - 1)
-    return np.einsum("mkd,k->m", sorted_sets, coef)
-
-
 def l1_to_all(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """L1 distances, shape (len(centres), len(points))."""
     out = np.abs(centres[:, None, 0] - points[None, :, 0])
@@ -155,79 +104,3 @@ def distance_dtype(points: np.ndarray):
     if is_integral(points) and np.abs(points).max(initial=0) < 2**28 // max(1, points.shape[1]):
         return points.astype(np.int32)
     return points
-
-
-def is_proven_optimal(objective: float, bound: float | None, integral: bool) -> bool:
-    if bound is None:
-        return False
-    tol = _RTOL * max(1.0, abs(objective))
-    if integral:
-        # W is an integer: a bound above W - 1 proves optimality.
-        return bound > objective - 1 + tol or bound >= objective - tol
-    return bound >= objective - tol
-
-
-def make_result(
-    points: np.ndarray,
-    indices,
-    *,
-    method: str,
-    start: float,
-    guarantee: float | None = None,
-    bound: float | None = None,
-    status: str | None = None,
-    termination: str | None = None,
-    message: str = "",
-    extra: dict | None = None,
-    exact: bool = False,
-) -> SubsetResult:
-    """Assemble a :class:`~optalloc.SubsetResult` for a chosen subset of ``points``.
-
-    ``termination`` says why the method stopped (default: ``"optimal"`` when
-    the bound meets the objective, else ``"completed"``); ``status`` is the
-    older single word (``"optimal"``, ``"feasible"``, ``"time_limit"``,
-    ``"infeasible"``, ``"error"``) and is read as the termination it names.
-    With ``exact=True`` (an exact method) the guarantee is 1 when the
-    outcome is proven optimal and None otherwise.
-    """
-    idx = np.sort(np.asarray(indices, dtype=np.intp))
-    chosen = points[idx]
-    objective = float(_weights_sorted(np.sort(chosen, axis=0)[None])[0]) if len(idx) else 0.0
-    k = len(idx)
-    pairs = k * (k - 1) / 2
-    average = objective / pairs if pairs else 0.0
-    integral = is_integral(points)
-    if bound is not None:
-        bound = float(bound)
-        if integral:
-            bound = float(math.ceil(bound - _RTOL * max(1.0, abs(bound))))
-        if bound > objective + _RTOL * max(1.0, abs(objective)):
-            raise RuntimeError(f"internal error: lower bound {bound} exceeds objective {objective}")
-        bound = min(bound, objective)
-    if termination is None:
-        termination = _LEGACY.get(status) if status is not None else None
-    if termination is None:
-        termination = "optimal" if is_proven_optimal(objective, bound, integral) else "completed"
-    if termination == "optimal":
-        bound = objective
-    if exact:
-        guarantee = 1.0 if termination == "optimal" else None
-    return SubsetResult(
-        indices=idx,
-        points=chosen,
-        objective=objective,
-        average=average,
-        bound=bound,
-        guarantee=guarantee,
-        status=status_of(termination),
-        termination=termination,
-        method=method,
-        message=message,
-        runtime=time.perf_counter() - start,
-        extra=dict(extra or {}),
-    )
-
-
-#: The single-word outcomes of older code, as terminations.
-_LEGACY = {"optimal": "optimal", "feasible": "completed", "time_limit": "time_limit",
-           "infeasible": "infeasible", "error": "error"}

@@ -299,7 +299,8 @@ def test_fallback_result_fields():
     assert r.indices.tolist() == [1, 2, 3]
     assert r.extra["fallback"] and r.extra["linear_span"] == 6
     assert "minimum-span" in r.message
-    assert r.status == "feasible" and r.guarantee is None and r.bound is None
+    assert r.status == "feasible" and r.termination == "completed"
+    assert r.guarantee is None and r.bound is None and r.gap is None and r.runtime >= 0
 
 
 # ---------------------------------------------------------------------------

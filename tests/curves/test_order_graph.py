@@ -10,9 +10,23 @@ import numpy as np
 import pytest
 
 from optalloc.cli import main
-from optalloc.curves import order_graph, order_objective
-from optalloc.curves._cli import mesh_graph, read_graph
-from optalloc.curves._graph import graph_distances
+from optalloc.curves import (
+    box_order,
+    curve_objective,
+    gilbert,
+    graph_distances,
+    hilbert,
+    mesh_distances,
+    order_graph,
+    order_objective,
+    snake,
+)
+from optalloc.machine import Machine, read_graph
+
+
+def mesh_graph(shape):
+    """The mesh of the given sides as a graph labelled by coordinates (x, y[, z])."""
+    return nx.Graph(nx.grid_graph(dim=list(shape)[::-1]))
 
 
 def _brute(G, *, ring=False):
@@ -21,11 +35,13 @@ def _brute(G, *, ring=False):
 
 
 def _valid(res, G):
-    assert sorted(res.permutation) == list(range(G.number_of_nodes()))
+    assert sorted(res.order) == list(range(G.number_of_nodes()))
     labels = list(G.nodes)
-    assert res.extra["order"] == [labels[i] for i in res.permutation]
+    assert res.labels == [labels[i] for i in res.order]
     _, D = graph_distances(G)
-    assert res.objective == pytest.approx(order_objective(D, res.permutation))
+    assert res.objective == pytest.approx(order_objective(D, res.order))
+    assert res.termination in ("optimal", "completed", "time_limit", "iteration_limit")
+    assert (res.status == "optimal") == (res.termination == "optimal") and res.runtime >= 0
 
 
 GRAPHS = {
@@ -43,7 +59,7 @@ def test_small_graphs_are_ordered_optimally(name):
     best = _brute(G)
     res = order_graph(G)  # auto: the IP up to 8 nodes
     _valid(res, G)
-    assert res.status == "optimal"
+    assert res.status == "optimal" and res.termination == "optimal"
     assert res.objective == pytest.approx(best)
     search = order_graph(G, method="qap", rng=0, iterations=300)
     _valid(search, G)
@@ -67,8 +83,6 @@ def test_search_beats_or_matches_every_start_and_the_curves():
 
 
 def test_curve_methods_on_a_full_mesh_match_the_box_curves():
-    from optalloc.curves import curve_objective, gilbert, snake
-
     G = mesh_graph((6, 4))
     assert order_graph(G, method="gilbert").objective == pytest.approx(curve_objective(gilbert((6, 4))))
     assert order_graph(G, method="snake").objective == pytest.approx(curve_objective(snake((6, 4))))
@@ -93,7 +107,7 @@ def test_same_seed_same_order():
     G = nx.random_regular_graph(3, 20, seed=2)
     a = order_graph(G, rng=5, iterations=200)
     b = order_graph(G, rng=5, iterations=200)
-    assert np.array_equal(a.permutation, b.permutation)
+    assert np.array_equal(a.order, b.order)
 
 
 @pytest.mark.parametrize(
@@ -138,17 +152,64 @@ def test_read_graph_formats(tmp_path):
 
 def test_cli_order(tmp_path, capsys):
     out = tmp_path / "order.txt"
-    assert main(["order", "--mesh", "4x4", "--iterations", "50", "--out", str(out)]) == 0
+    assert main(["order", "--machine", "4x4", "--iterations", "50", "--out", str(out)]) == 0
     lines = out.read_text().splitlines()
     assert len(lines) == 16 and len(set(lines)) == 16
-    assert main(["order", "--mesh", "4x4", "--out", str(out)]) == 2  # no overwrite without --force
+    assert main(["order", "--machine", "4x4", "--out", str(out)]) == 2  # no overwrite without --force
     assert "exists" in capsys.readouterr().err
     g = tmp_path / "g.txt"
     g.write_text("a b\nb c\nc d\n")
-    assert main(["order", "--graph", str(g), "--json"]) == 0
+    assert main(["order", "--machine", str(g), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["status"] == "optimal" and data["extra"]["order"] in (list("abcd"), list("dcba"))
+    assert data["status"] == "optimal" and data["labels"] in (list("abcd"), list("dcba"))
     g.write_text("a b\nc d\n")
-    assert main(["order", "--graph", str(g)]) == 2
-    assert "not connected" in capsys.readouterr().err
-    assert main(["order", "--graph", str(g), "--torus"]) == 2
+    assert main(["order", "--machine", str(g)]) == 2
+    assert "connected" in capsys.readouterr().err
+    assert main(["order", "--machine", str(g), "--torus"]) == 2  # no such option: wrap is part of the spec
+
+# ---------------------------------------------------------------------------
+# A Machine where a mesh, torus or network is meant
+
+
+def test_machine_mesh_is_ordered_by_node_id():
+    m = Machine((6, 4))
+    res = order_graph(m, method="gilbert")
+    assert res.labels == [tuple(p) for p in gilbert((6, 4)).tolist()]
+    assert m.coords[res.order].tolist() == gilbert((6, 4)).tolist()
+    assert res.objective == pytest.approx(curve_objective(gilbert((6, 4))))
+    search = order_graph(m, rng=0, iterations=100)
+    assert sorted(search.order) == list(range(24))
+    assert search.objective == pytest.approx(order_objective(m.distances(), search.order))
+    assert search.objective <= res.objective + 1e-9
+
+
+def test_machine_torus_uses_its_wrap_links():
+    m = Machine((4, 4), torus=True)
+    labels, D = graph_distances(m)
+    assert labels == [tuple(p) for p in m.coords.tolist()]
+    assert np.array_equal(D, m.distances())
+    res = order_graph(m, method="snake")
+    assert res.objective == pytest.approx(curve_objective(snake((4, 4)), torus=(4, 4)))
+    part = Machine((4, 3), torus=(True, False))  # wrap along x only
+    _, D = graph_distances(part)
+    assert np.array_equal(D, mesh_distances(part.coords, torus=(4, None)))
+
+
+def test_machine_network_keeps_labels_and_lengths():
+    G = nx.path_graph(["a", "b", "c", "d"])
+    res = order_graph(Machine.from_graph(G))
+    assert res.labels in (list("abcd"), list("dcba")) and res.status == "optimal"
+    nx.set_edge_attributes(G, 2.0, "length")
+    longer = order_graph(Machine.from_graph(G, weight="length"))
+    assert longer.objective == pytest.approx(2 * res.objective)
+    with pytest.raises(ValueError, match="Machine carries its own"):
+        order_graph(Machine.from_graph(G), weight="length")
+
+
+def test_box_orders_take_a_mesh_or_torus_machine():
+    assert np.array_equal(box_order(Machine((8, 8), torus=True), "hilbert"), hilbert((8, 8)))
+    assert np.array_equal(gilbert(Machine((5, 3, 2))), gilbert((5, 3, 2)))
+    with pytest.raises(ValueError, match="network"):
+        box_order(Machine.from_graph(nx.path_graph(3)))
+    with pytest.raises(ValueError, match="2 or 3 dimensions"):
+        box_order(Machine((4,)))

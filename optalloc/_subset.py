@@ -1,0 +1,124 @@
+"""The result of a chosen subset of processors, shared by every package.
+
+A k-subset solver and a 1D allocator both choose k of n points; both
+report the choice as a :class:`~optalloc.SubsetResult` whose objective is
+W, the sum of pairwise L1 distances of the chosen points.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ._result import SubsetResult, status_of
+
+__all__ = ["is_integral", "is_proven_optimal", "subset_result", "weights_sorted"]
+
+# Relative tolerance used to compare objective values computed along
+# different summation orders.
+_RTOL = 1e-9
+
+#: The single-word outcomes of older code, as terminations.
+_LEGACY = {"optimal": "optimal", "feasible": "completed", "time_limit": "time_limit",
+           "infeasible": "infeasible", "error": "error"}
+
+
+def weights_sorted(sorted_sets: np.ndarray) -> np.ndarray:
+    """W of many point sets, each sorted along every axis: shape (m, k, d) -> (m,).
+
+    The i-th smallest of k values appears with sign + in i pairs and with
+    sign - in k - 1 - i pairs, so ``W = sum_axes sum_i c_(i) * (2 i - k + 1)``.
+
+    >>> weights_sorted(np.array([[[0.0], [1.0], [3.0]]])).tolist()
+    [6.0]
+    """
+    k = sorted_sets.shape[1]
+    coef = 2.0 * np.arange(k) - (k - 1)
+    return np.einsum("mkd,k->m", sorted_sets, coef)
+
+
+def is_integral(points: np.ndarray) -> bool:
+    """True when every coordinate is an integer (then W is an integer)."""
+    return bool(np.all(points == np.round(points)))
+
+
+def is_proven_optimal(objective: float, bound: float | None, integral: bool) -> bool:
+    """True when ``bound`` proves ``objective`` optimal (up to rounding; an
+    integer W is proven by a bound above W - 1)."""
+    if bound is None:
+        return False
+    tol = _RTOL * max(1.0, abs(objective))
+    if integral:
+        # W is an integer: a bound above W - 1 proves optimality.
+        return bound > objective - 1 + tol or bound >= objective - tol
+    return bound >= objective - tol
+
+
+def subset_result(
+    points: np.ndarray,
+    indices,
+    *,
+    method: str,
+    start: float,
+    guarantee: float | None = None,
+    bound: float | None = None,
+    status: str | None = None,
+    termination: str | None = None,
+    message: str = "",
+    extra: dict | None = None,
+    exact: bool = False,
+) -> SubsetResult:
+    """Assemble a :class:`~optalloc.SubsetResult` for a chosen subset of ``points``.
+
+    ``points`` is the validated (n, d) float array, ``indices`` the chosen
+    rows, ``start`` the ``time.perf_counter()`` at which the method began.
+    ``termination`` says why the method stopped (default: ``"optimal"`` when
+    the bound meets the objective, else ``"completed"``); ``status`` is the
+    older single word (``"optimal"``, ``"feasible"``, ``"time_limit"``,
+    ``"infeasible"``, ``"error"``) and is read as the termination it names.
+    With ``exact=True`` (an exact method) the guarantee is 1 when the
+    outcome is proven optimal and None otherwise.
+
+    >>> pts = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 5.0]])
+    >>> r = subset_result(pts, [1, 0], method="demo", start=time.perf_counter(), bound=0.5)
+    >>> r.indices.tolist(), r.objective, r.status, r.termination, r.bound
+    ([0, 1], 1.0, 'optimal', 'optimal', 1.0)
+    """
+    idx = np.sort(np.asarray(indices, dtype=np.intp))
+    chosen = points[idx]
+    objective = float(weights_sorted(np.sort(chosen, axis=0)[None])[0]) if len(idx) else 0.0
+    k = len(idx)
+    pairs = k * (k - 1) / 2
+    average = objective / pairs if pairs else 0.0
+    integral = is_integral(points)
+    if bound is not None:
+        bound = float(bound)
+        if integral:
+            bound = float(math.ceil(bound - _RTOL * max(1.0, abs(bound))))
+        if bound > objective + _RTOL * max(1.0, abs(objective)):
+            raise RuntimeError(f"internal error: lower bound {bound} exceeds objective {objective}")
+        bound = min(bound, objective)
+    if termination is None:
+        termination = _LEGACY.get(status) if status is not None else None
+    if termination is None:
+        termination = "optimal" if is_proven_optimal(objective, bound, integral) else "completed"
+    if termination == "optimal":
+        bound = objective
+    if exact:
+        guarantee = 1.0 if termination == "optimal" else None
+    return SubsetResult(
+        indices=idx,
+        points=chosen,
+        objective=objective,
+        average=average,
+        bound=bound,
+        guarantee=guarantee,
+        status=status_of(termination),
+        termination=termination,
+        method=method,
+        message=message,
+        runtime=time.perf_counter() - start,
+        extra=dict(extra or {}),
+    )
