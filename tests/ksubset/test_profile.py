@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from optalloc.ksubset import (
     _box,
     _profile,
+    _profilesearch,
     box_bound,
     brute,
     exact,
@@ -100,7 +101,7 @@ def test_pair_windows_against_enumeration():
     ys = np.array([0, 1, 3, 4, 7, 8, 10])
     free = rng.random((4, len(ys))) < 0.6
     pair = np.zeros((4, 4, 5, 5))
-    _profile._pair_windows(free, ys.astype(float), 4, pair)
+    _profilesearch._pair_windows(free, ys.astype(float), 4, pair)
     checked = 0
     for j, j2 in itertools.permutations(range(4), 2):
         col, col2 = ys[free[j]], ys[free[j2]]
@@ -179,7 +180,7 @@ def test_add_row_keeps_the_rows_filled_exactly_when_they_fit(seed):
     for i in range(q):
         v = int(rng.integers(0, free[:, i].sum() + 1))
         before = X.copy(), fc.copy()
-        fits = _profile._add_row(free, c, X, fc, i, v, work[0] == 1, work[1], work[2], work[3])
+        fits = _profilesearch._add_row(free, c, X, fc, i, v, work[0] == 1, work[1], work[2], work[3])
         assert fits == prefix_fits(free, c, [*r, v])
         if not fits:
             X, fc = before  # a row that does not fit is left empty
@@ -236,8 +237,8 @@ def test_search_beyond_the_tables_equals_enumeration(tables_cut, case):
     assert value is None and lower >= opt
     # the bound of a table cut at the optimum: the least score below it, or the cut
     setup = _profile._setup(pts, k, opt)
-    assert setup[10] == opt and _profile._bound(setup) <= opt
-    assert (setup[8] < opt).all()
+    assert setup.rest == opt and _profile._bound(setup) <= opt
+    assert (setup.score < opt).all()
     # a search above the cut is complete only up to it: it proves the cut, no more
     value, idx, lower = _profile._search(setup, k, opt + 5, 10**6, None)
     assert value is None and lower == opt

@@ -1,0 +1,430 @@
+"""The compiled loops of the profile search (see :mod:`._profile`).
+
+:func:`_target` walks the partitions in score order and, below each, the
+column profiles; :func:`_rows` the row profiles of one column profile,
+keeping the rows chosen so far filled by :func:`_add_row`.
+:func:`_cut_tails`, :func:`_rest_costs` and :func:`_pair_windows` build
+the tables their bounds read.  All are compiled by numba when it is
+installed (plain Python otherwise, far slower); :func:`_target` runs
+without the GIL, so that :func:`.exact` can run the search in a thread
+beside the LP.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ._boxsearch import AVAILABLE as _HAVE_NUMBA
+
+
+def _cut_tails(gaps, caps, k, A, B, tail):  # pragma: no cover - compiled by numba when installed
+    """tail[i, L]: least cost of the cuts after line i, given L points on
+    lines 0..i, the later lines holding at most their caps and the points on
+    lines 0..i at most A[i + 1], on the others at most B[i + 1] (inf if
+    the rest cannot be placed)."""
+    m = len(caps)
+    tail[m - 1, :] = np.inf
+    tail[m - 1, k] = 0.0
+    for i in range(m - 2, -1, -1):
+        for s in range(k + 1):
+            best = np.inf
+            if s <= A[i + 1] and k - s <= B[i + 1]:
+                for v in range(min(caps[i + 1], k - s) + 1):
+                    best = min(best, tail[i + 1, s + v])
+            tail[i, s] = gaps[i] * s * (k - s) + best
+
+
+def _now():
+    """Seconds of a monotonic clock (callable from the compiled search)."""
+    return time.perf_counter()
+
+
+def _add_row(free, c, X, fc, i, v, seen, prev_col, prev_row, queue):  # pragma: no cover - compiled by numba when installed
+    """Give row i v cells of ``X`` (free, in columns under their count c,
+    tracked in ``fc``), moving the earlier rows along augmenting paths
+    when a column is full; False when the rows so far admit no such
+    matrix."""
+    p = free.shape[0]
+    for _ in range(v):
+        # a column with room that row i does not use yet: take it
+        done = False
+        for j in range(p):
+            if free[j, i] and X[j, i] == 0 and fc[j] < c[j]:
+                X[j, i] = 1
+                fc[j] += 1
+                done = True
+                break
+        if done:
+            continue
+        # breadth-first over full columns: row i takes a cell of column j0,
+        # a row i2 in it moves to column j2, ... until a column with room
+        seen[:] = False
+        head = tail = 0
+        for j in range(p):
+            if free[j, i] and X[j, i] == 0:
+                seen[j] = True
+                prev_col[j] = -1
+                queue[tail] = j
+                tail += 1
+        end = -1
+        while head < tail and end < 0:
+            j = queue[head]
+            head += 1
+            for i2 in range(i):
+                if X[j, i2] == 1:
+                    for j2 in range(p):
+                        if not seen[j2] and free[j2, i2] and X[j2, i2] == 0:
+                            seen[j2] = True
+                            prev_col[j2] = j
+                            prev_row[j2] = i2
+                            if fc[j2] < c[j2]:
+                                end = j2
+                                break
+                            queue[tail] = j2
+                            tail += 1
+                    if end >= 0:
+                        break
+        if end < 0:
+            return False
+        fc[end] += 1
+        j = end
+        while prev_col[j] >= 0:
+            X[j, prev_row[j]] = 1
+            X[prev_col[j], prev_row[j]] = 0
+            j = prev_col[j]
+        X[j, i] = 1
+    return True
+
+
+def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numba when installed
+    """out[code]: least sum of the cuts between the nonzero parts of a
+    sub-multiset (``code`` its mixed-radix digits over ``vals``) placed
+    side by side after the others, over their orders; the cut after the
+    last is not counted."""
+    nv = len(vals)
+    radix = np.ones(nv, dtype=np.int64)
+    for t in range(1, nv):
+        radix[t] = radix[t - 1] * (mult[t - 1] + 1)
+    for code in range(len(out)):
+        s = 0
+        cnt = 0
+        for t in range(nv):
+            d = (code // radix[t]) % (mult[t] + 1)
+            s += d * vals[t]
+            cnt += d
+        if cnt <= 1:
+            out[code] = 0
+            continue
+        left = k - s
+        best = np.inf
+        for t in range(nv):
+            if (code // radix[t]) % (mult[t] + 1) > 0:
+                val = cut[left + vals[t]] + out[code - radix[t]]
+                best = min(best, val)
+        out[code] = best
+    return radix
+
+
+def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap, deadline,
+          rcap, tail_y, A, B, E, vpos, rl, rcost, X, FC, work, best_x):  # pragma: no cover - compiled by numba when installed
+    """Row profiles for the column profile c (costing wx) with W below
+    ``upper`` (W an integer: at most upper - 1), realised by a set.
+    ``excess[t]`` is the sum of (conj_s - t)^+ over the conjugate parts:
+    the rows, majorised by them (Gale-Ryser), keep sum_i (r_i - t)^+ at
+    most that, for every t, already over the rows chosen so far.  The
+    rows chosen so far are kept filled (``X[i]``, ``FC[i]``: the cells and
+    column counts of rows 0..i-1, by :func:`_add_row`), so a prefix that
+    no 0/1 matrix on the free cells realises is cut at once, and a full
+    profile is a set.  Returns (upper, nodes, found, complete); a set
+    found lowers upper."""
+    p, q = free.shape
+    used = 0
+    for j in range(p):
+        if c[j] > 0:
+            used += 1
+    for i in range(q):
+        s = 0
+        for j in range(p):
+            if c[j] > 0 and free[j, i]:
+                s += 1
+        rcap[i] = min(s, used)
+    # Hall's condition: rows 0..i-1 hold at most A[i] points, the rest at most B[i]
+    for i in range(q + 1):
+        a = 0
+        b = 0
+        for j in range(p):
+            a += min(c[j], below[i, j])
+            b += min(c[j], total[j] - below[i, j])
+        A[i] = a
+        B[i] = b
+    if k > B[0]:
+        return upper, nodes, False, True
+    # the least cost of the row cuts still to come, within Hall's limits
+    _cut_tails(gy, rcap, k, A, B, tail_y)
+    found = False
+    i = 0
+    rl[0] = 0
+    rcost[0] = 0.0
+    E[0, :] = 0
+    X[0, :, :] = 0
+    FC[0, :] = 0
+    seen = work[0] == 1
+    prev_col, prev_row, queue = work[1], work[2], work[3]
+    vpos[0] = min(rcap[0], k)
+    while True:
+        if vpos[i] < 0:
+            if i == 0:
+                break
+            i -= 1
+            continue
+        v = vpos[i]
+        vpos[i] -= 1
+        new = rl[i] + v
+        if rcost[i] + tail_y[i, new] > upper - 1 - wx:
+            continue
+        ok = True
+        for t in range(v):
+            if E[i, t] + v - t > excess[t]:
+                ok = False
+                break
+        if not ok:
+            continue
+        cost = rcost[i] if i == q - 1 else rcost[i] + gy[i] * cut[new]
+        nodes += 1
+        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
+            return upper, nodes, found, False
+        nxt = i + 1
+        if new > A[nxt] or k - new > B[nxt]:
+            continue
+        X[nxt] = X[i]
+        FC[nxt] = FC[i]
+        if not _add_row(free, c, X[nxt], FC[nxt], i, v, seen, prev_col, prev_row, queue):
+            continue
+        if nxt == q:
+            upper = wx + cost
+            best_x[:, :] = X[q]
+            found = True
+            continue
+        for t in range(p + 1):
+            E[nxt, t] = E[i, t] + max(v - t, 0)
+        rl[nxt] = new
+        rcost[nxt] = cost
+        vpos[nxt] = min(rcap[nxt], k - new)
+        i = nxt
+    return upper, nodes, found, True
+
+
+def _pair_windows(free, ys, m, out):  # pragma: no cover - compiled by numba when installed
+    """out[j, j2, a, b]: least sum of |y_s - y_t| over a window of a
+    consecutive free cells of column j and one of b of column j2 (left as
+    it is where either has too few free cells).  Every optimal set takes
+    a window of free cells in each column (see the module docstring), so
+    this bounds the pairs across two placed columns; windows of the
+    table D of distances are rectangles of its 2D prefix sums."""
+    p, q = free.shape
+    Y = np.zeros((p, q))
+    cnt = np.zeros(p, dtype=np.int64)
+    for j in range(p):
+        for i in range(q):
+            if free[j, i]:
+                Y[j, cnt[j]] = ys[i]
+                cnt[j] += 1
+    P = np.zeros((q + 1, q + 1))
+    for j in range(p):
+        for j2 in range(j + 1, p):
+            f, f2 = cnt[j], cnt[j2]
+            for u in range(f):
+                for v in range(f2):
+                    P[u + 1, v + 1] = P[u, v + 1] + P[u + 1, v] - P[u, v] + abs(Y[j, u] - Y[j2, v])
+            for a in range(1, min(m, f) + 1):
+                for b in range(1, min(m, f2) + 1):
+                    best = np.inf
+                    for s in range(f - a + 1):
+                        for t in range(f2 - b + 1):
+                            w = P[s + a, t + b] - P[s, t + b] - P[s + a, t] + P[s, t]
+                            best = min(best, w)
+                    out[j, j2, a, b] = best
+                    out[j2, j, b, a] = best
+
+
+def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, own, later, cross, pair,
+            upper, node_cap, deadline, best_x):  # pragma: no cover - compiled by numba when installed
+    """Every set of W below ``upper`` over the partitions in score order,
+    ``upper`` dropping with each set found (kept in ``best_x``).  Returns
+    (best W or inf, nodes, complete).
+
+    Besides arr(lambda'), W_y has a bound that sees the busy cells of the
+    columns: the pairs within column j cost at least ``own[j, c_j]``, the
+    least W of c_j of its free y values, and the pairs across columns j, j'
+    at least ``cross[c_j, c_j']`` (distinct rows, at unit spacing or more).
+    So W_y is at least the sum of cross over the pairs of parts plus the
+    own values of the columns placed plus, for the parts still to place,
+    the least own value over the columns to come (``later``).  Two placed
+    columns j, j' of a set that takes a window of free cells in each
+    column, as every optimal set does, cost at least
+    ``pair[j, j', c_j, c_j']`` across, which sees where their free cells
+    are (rows free in one column and busy in the other misalign the two),
+    instead of ``cross``."""
+    p, q = free.shape
+    max_part = counts.shape[1]
+    best = np.inf
+    nodes = 0
+    vals = np.zeros(max_part + 1, dtype=np.int64)
+    mult = np.zeros(max_part + 1, dtype=np.int64)
+    c = np.zeros(p, dtype=np.int64)
+    chosen = np.zeros(p, dtype=np.int64)
+    tpos = np.zeros(p + 1, dtype=np.int64)
+    lefts = np.zeros(p + 1, dtype=np.int64)
+    codes = np.zeros(p + 1, dtype=np.int64)
+    ccost = np.zeros(p + 1)
+    conj = np.zeros(max_part, dtype=np.int64)
+    excess = np.zeros(p + 1, dtype=np.int64)
+    E = np.zeros((q + 1, p + 1), dtype=np.int64)
+    rcap = np.zeros(q, dtype=np.int64)
+    tail_y = np.empty((q, k + 1))
+    A = np.zeros(q + 1, dtype=np.int64)
+    B = np.zeros(q + 1, dtype=np.int64)
+    vpos = np.zeros(q + 1, dtype=np.int64)
+    rl = np.zeros(q + 1, dtype=np.int64)
+    rcost = np.zeros(q + 1)
+    X = np.zeros((q + 1, p, q), dtype=np.int8)
+    FC = np.zeros((q + 1, p), dtype=np.int64)
+    work = np.zeros((4, p), dtype=np.int64)
+    wsum = np.zeros(p + 1)  # pairs across the parts + own spread of the columns placed
+    for pi in range(len(score)):
+        if score[pi] > upper - 1:
+            break
+        # the parts as distinct values (ascending, 0 for the empty columns)
+        # with multiplicities, and the conjugate partition
+        nparts = 0
+        nv = 0
+        if counts[pi].sum() < p:
+            vals[0] = 0
+            mult[0] = p - counts[pi].sum()
+            nv = 1
+        for v in range(1, max_part + 1):
+            m = counts[pi, v - 1]
+            if m > 0:
+                vals[nv] = v
+                mult[nv] = m
+                nv += 1
+                nparts += m
+        # conj[t]: columns with more than t points; excess[t] = sum (conj - t)^+
+        for t in range(max_part):
+            conj[t] = nparts
+            nparts -= counts[pi, t]
+        for t in range(p + 1):
+            e = 0
+            for s in range(max_part):
+                e += max(conj[s] - t, 0)
+            excess[t] = e
+        size = 1
+        for t in range(nv):
+            if vals[t] > 0:
+                size *= mult[t] + 1
+        # least cost of the cuts between the parts not placed yet (0 when
+        # the table would be too large: a weaker bound, still valid)
+        nz0 = 1 if vals[0] == 0 else 0
+        if size <= 1 << 16:
+            rest = np.zeros(size)
+            radix = _rest_costs(vals[nz0:nv], mult[nz0:nv], k, cut, rest)
+        else:
+            rest = np.zeros(1)
+            radix = np.zeros(nv - nz0, dtype=np.int64)
+        score_rows = score_y[pi]
+        pairs = 0.0
+        for t in range(nv):
+            if vals[t] > 0:
+                pairs += mult[t] * (mult[t] - 1) / 2 * cross[vals[t], vals[t]]
+                for u in range(t + 1, nv):
+                    pairs += mult[t] * mult[u] * cross[vals[t], vals[u]]
+        wsum[0] = pairs
+        # the column profiles ordering the parts, depth-first, larger parts first
+        j = 0
+        lefts[0] = 0
+        ccost[0] = 0.0
+        codes[0] = size - 1 if size <= 1 << 16 else 0
+        tpos[0] = nv - 1
+        while j >= 0:
+            if j == p:
+                upper, nodes, found, complete = _rows(free, c, ccost[p], k, gy, cut, excess, below, capx, upper,
+                                                      nodes, node_cap, deadline, rcap, tail_y, A, B, E, vpos,
+                                                      rl, rcost, X, FC, work, best_x)
+                if found:
+                    best = upper
+                if not complete:
+                    return best, nodes, False
+                j -= 1
+                mult[chosen[j]] += 1
+                c[j] = 0
+                continue
+            descended = False
+            while tpos[j] >= 0:
+                t = tpos[j]
+                tpos[j] -= 1
+                v = vals[t]
+                if mult[t] == 0 or v > capx[j]:
+                    continue
+                new = lefts[j] + v
+                code = codes[j]
+                if v > 0:
+                    code -= radix[t - nz0]
+                after = 0.0
+                if new < k:
+                    after = cut[new] + rest[code]
+                xlow = ccost[j] + max(tail_x[j, new], after)
+                if xlow > upper - 1 - score_rows:
+                    continue
+                # W_y from the spread within the columns, placed and to come
+                across = 0.0
+                if v > 0:
+                    for j2 in range(j):
+                        if c[j2] > 0:
+                            across += pair[j2, j, c[j2], v] - cross[c[j2], v]
+                ylow = wsum[j] + own[j, v] + across
+                for u in range(nv):
+                    m = mult[u] - 1 if u == t else mult[u]
+                    if vals[u] > 0 and m > 0:
+                        ylow += m * later[j + 1, vals[u]]
+                if xlow + ylow > upper - 1:
+                    continue
+                nodes += 1
+                if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
+                    return best, nodes, False
+                mult[t] -= 1
+                c[j] = v
+                chosen[j] = t
+                wsum[j + 1] = wsum[j] + own[j, v] + across
+                lefts[j + 1] = new
+                codes[j + 1] = code
+                ccost[j + 1] = ccost[j] if j == p - 1 else ccost[j] + gx[j] * cut[new]
+                j += 1
+                tpos[j] = nv - 1
+                descended = True
+                break
+            if not descended:
+                j -= 1
+                if j >= 0:
+                    mult[chosen[j]] += 1
+                    c[j] = 0
+    return best, nodes, True
+
+
+if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
+    from numba import njit, objmode
+
+    @njit(cache=True)
+    def _now():
+        with objmode(t="float64"):
+            t = time.perf_counter()
+        return t
+
+    _cut_tails = njit(cache=True)(_cut_tails)
+    _rest_costs = njit(cache=True)(_rest_costs)
+    _add_row = njit(cache=True)(_add_row)
+    _pair_windows = njit(cache=True)(_pair_windows)
+    _rows = njit(cache=True)(_rows)
+    # without the GIL: exact runs the search in a thread beside the LP
+    _target = njit(cache=True, nogil=True)(_target)

@@ -1,0 +1,83 @@
+"""The profile search in a thread beside the cut loop of the exact solver.
+
+The compiled search and HiGHS both release the GIL, so on two cores the
+slower of the two costs no wall time: the first to prove ends both.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._profile import _search as _profile_search
+
+if TYPE_CHECKING:
+    from ._cutloop import Bracket, ExactProblem
+    from ._pairlp import _PairLP
+    from ._profile import ProfileGrid
+
+
+class ProfileRace:
+    """:func:`profile_search` on ``grid`` in a thread, from the bracket
+    ``state`` of ``problem``, until the time left.  When the search proves
+    its answer it cancels the LP it watches; :meth:`join` stops it and
+    merges its result."""
+
+    def __init__(self, grid: ProfileGrid, problem: ExactProblem, state: Bracket):
+        time_left = problem.time_left()
+        self.deadline = np.array([math.inf if time_left is None else time.perf_counter() + time_left])
+        self.result, self.lp, self.closed, self.joined = None, None, problem.closed, False
+        self.started, self.seconds = time.perf_counter(), 0.0
+        self.proven = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(grid, problem.k, state.ub, state.lb), daemon=True)
+        self.thread.start()
+
+    def _run(self, grid, k, ub, lb):
+        # the deepening starts at the bound proven so far (by a short search
+        # before the LP, say), not again from the least score
+        value, idx, lower = _profile_search(grid, k, ub, 10**15, None, self.deadline, lb)
+        self.result = (value, idx, lower)
+        self.seconds = time.perf_counter() - self.started
+        if self.closed(lower, ub if value is None else value):
+            self.proven.set()
+            lp = self.lp
+            if lp is not None:
+                lp.h.cancelSolve()
+
+    def watch(self, lp: _PairLP) -> None:
+        """Let the search cancel ``lp`` (from now on) when it proves."""
+        lp.h.HandleUserInterrupt = True
+        self.lp = lp
+        if self.proven.is_set():
+            lp.h.cancelSolve()
+
+    def finish(self):
+        """Stop the search; its ``(value, indices, lower)`` (None if it failed)."""
+        self.deadline[0] = -math.inf
+        self.thread.join()
+        self.joined = True
+        return self.result
+
+    def join(self, state: Bracket, problem: ExactProblem, extra: dict, verbose: bool) -> Bracket:
+        """Stop the search and take its set and bound into ``state`` (once;
+        unchanged after)."""
+        if self.joined:
+            return state
+        result = self.finish()
+        value, idx, lower = result if result is not None else (None, None, -math.inf)
+        if value is not None and value < state.ub:
+            state = replace(state, ub=value, indices=idx)
+        state = replace(state, lb=max(state.lb, lower))
+        extra["profile_seconds"] = self.seconds
+        if self.proven.is_set() and problem.closed(state.lb, state.ub):
+            state = replace(state, phase="profiles")
+        if verbose:
+            print(f"profile search beside the LP ({self.seconds:.2f} s): bound {state.lb:g} incumbent {state.ub:g} "
+                  f"t={time.perf_counter() - problem.start:.2f}s", file=sys.stderr, flush=True)
+        return state
