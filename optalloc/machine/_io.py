@@ -118,7 +118,10 @@ def read_graph(path: str | os.PathLike):
         if suffix == ".graphml":
             G = nx.parse_graphml(text)
         elif suffix == ".json":
-            G = nx.node_link_graph(json.loads(text), edges="links")
+            data = json.loads(text)
+            if isinstance(data, dict) and "links" not in data and "edges" in data:
+                data = {**data, "links": data["edges"]}  # networkx >= 3.6 writes "edges"
+            G = nx.node_link_graph(data, edges="links")
         else:
             G = _parse_edge_list(text, path)
     except (json.JSONDecodeError, nx.NetworkXError, KeyError, TypeError, AttributeError, SyntaxError) as exc:

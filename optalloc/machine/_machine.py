@@ -454,11 +454,10 @@ class Machine:
             A node that is free, unknown, listed twice, or held by another job.
         """
         arr = self._check_ids(ids)
-        wrong = self._owner[arr] != owner
+        wrong = (self._owner[arr] != owner) | self._free[arr]
         if wrong.any():
             node = int(arr[wrong][0])
-            holder = int(self._owner[node])
-            state = "free" if holder < 0 and holder != MAP_OWNER else f"held by job {holder}"
+            state = "free" if self._free[node] else f"held by job {int(self._owner[node])}"
             raise RuntimeError(f"node {node} is {state}, not by job {owner}")
         self._free[arr] = True
         self._owner[arr] = -1

@@ -66,7 +66,7 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
 
 
 def _sides(text: str) -> tuple[int, ...]:
-    return tuple(int(v) for v in re.split(r"\s*x\s*", text.strip()))
+    return tuple(int(v) for v in re.split(r"\s*[xX]\s*", text.strip()))
 
 
 def _wrap(kind: str | None, d: int):
