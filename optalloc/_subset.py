@@ -20,10 +20,6 @@ __all__ = ["is_integral", "is_proven_optimal", "subset_result", "weights_sorted"
 # different summation orders.
 _RTOL = 1e-9
 
-#: The single-word outcomes of older code, as terminations.
-_LEGACY = {"optimal": "optimal", "feasible": "completed", "time_limit": "time_limit",
-           "infeasible": "infeasible", "error": "error"}
-
 
 def weights_sorted(sorted_sets: np.ndarray) -> np.ndarray:
     """W of many point sets, each sorted along every axis: shape (m, k, d) -> (m,).
@@ -64,7 +60,6 @@ def subset_result(
     start: float,
     guarantee: float | None = None,
     bound: float | None = None,
-    status: str | None = None,
     termination: str | None = None,
     message: str = "",
     extra: dict | None = None,
@@ -74,10 +69,9 @@ def subset_result(
 
     ``points`` is the validated (n, d) float array, ``indices`` the chosen
     rows, ``start`` the ``time.perf_counter()`` at which the method began.
-    ``termination`` says why the method stopped (default: ``"optimal"`` when
-    the bound meets the objective, else ``"completed"``); ``status`` is the
-    older single word (``"optimal"``, ``"feasible"``, ``"time_limit"``,
-    ``"infeasible"``, ``"error"``) and is read as the termination it names.
+    ``termination`` says why the method stopped (default ``"completed"``);
+    a ``"completed"`` or ``"gap_limit"`` run whose bound meets the objective
+    is reported ``"optimal"``.
     With ``exact=True`` (an exact method) the guarantee is 1 when the
     outcome is proven optimal and None otherwise.
 
@@ -100,10 +94,9 @@ def subset_result(
         if bound > objective + _RTOL * max(1.0, abs(objective)):
             raise RuntimeError(f"internal error: lower bound {bound} exceeds objective {objective}")
         bound = min(bound, objective)
-    if termination is None:
-        termination = _LEGACY.get(status) if status is not None else None
-    if termination is None:
-        termination = "optimal" if is_proven_optimal(objective, bound, integral) else "completed"
+    if termination in (None, "completed", "gap_limit") and is_proven_optimal(objective, bound, integral):
+        termination = "optimal"
+    termination = termination or "completed"
     if termination == "optimal":
         bound = objective
     if exact:

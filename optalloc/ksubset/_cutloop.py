@@ -56,8 +56,8 @@ class ExactProblem:
         """Whether ``lb`` and ``ub`` are within the requested relative gap."""
         return ub > 0 and (ub - lb) / ub <= self.rel_gap
 
-    def result(self, indices, status: str, message: str, extra: dict, bound: float | None = None):
-        return make_result(self.pts, indices, method="exact", start=self.start, bound=bound, status=status,
+    def result(self, indices, termination: str, message: str, extra: dict, bound: float | None = None):
+        return make_result(self.pts, indices, method="exact", start=self.start, bound=bound, termination=termination,
                            message=message, extra=extra, exact=True)
 
 
@@ -188,21 +188,23 @@ def _outcome(problem: ExactProblem, state: Bracket, status_msg: str, extra: dict
     """The result of the cut loop and branch-and-bound ending at ``state``."""
     lb, ub, phase = state.lb, state.ub, state.phase
     if problem.closed(lb, ub):
-        status, bound = "optimal", ub
+        termination, bound = "optimal", ub
     else:
         time_left = problem.time_left()
-        timed_out = time_left is not None and time_left <= 0.05
-        status = "time_limit" if timed_out else "feasible"
+        if time_left is not None and time_left <= 0.05:
+            termination = "time_limit"
+        else:
+            termination = "gap_limit" if problem.done_gap(lb, ub) else "completed"
         bound = lb
     message = {
         "optimal": f"proven optimal by the {phase} phase",
-        "feasible": f"stopped at the requested relative gap {problem.rel_gap:g}" if problem.done_gap(lb, ub)
-        else f"the {phase} phase ended without closing the gap",
+        "gap_limit": f"stopped at the requested relative gap {problem.rel_gap:g}",
+        "completed": f"the {phase} phase ended without closing the gap",
         "time_limit": "time limit reached; the bound is proven, the incumbent may not be optimal",
-    }[status]
+    }[termination]
     if status_msg and status_msg != "Optimal" and phase != "profiles":  # the search cancels the LP
         message += f" (last HiGHS status: {status_msg})"
-    return problem.result(state.indices, status, message, extra, bound=bound)
+    return problem.result(state.indices, termination, message, extra, bound=bound)
 
 
 def _branch(lp: _PairLP, problem: ExactProblem, state: Bracket) -> Bracket:

@@ -144,9 +144,9 @@ class ExactSession:
         where = rows_by_point(pts)
         idx = [where[p].pop(0) for p in hit.points]  # repeated points take successive rows
         if hit.bound is None:
-            return make_result(pts, idx, method="exact", start=start, status="optimal", message="cached",
+            return make_result(pts, idx, method="exact", start=start, termination="optimal", message="cached",
                                extra={"phase": "cache"}, exact=True)
-        return make_result(pts, idx, method="exact", start=start, status="time_limit", bound=hit.bound,
+        return make_result(pts, idx, method="exact", start=start, termination="time_limit", bound=hit.bound,
                            message=f"cached bracket of a solve that ran out of its {hit.time_limit:g} s",
                            extra={"phase": "cache"}, exact=True)
 
@@ -155,7 +155,7 @@ class ExactSession:
         ``time_limit`` (without a requested gap)."""
         if res.status == "optimal":
             self.cache[key] = _Cached([tuple(p) for p in res.points], None, None)
-        elif res.status == "time_limit" and rel_gap == 0:
+        elif res.termination == "time_limit" and rel_gap == 0:
             self.cache[key] = _Cached([tuple(p) for p in res.points], res.bound, time_limit)
 
     def remember(self, points: np.ndarray, triples: np.ndarray) -> None:
@@ -193,7 +193,7 @@ def _screen(pts, k, start):
         idx, msg = brute(pts, k).indices, "small instance: enumeration"
     else:
         return None
-    return make_result(pts, idx, method="exact", start=start, status="optimal", message=msg,
+    return make_result(pts, idx, method="exact", start=start, termination="optimal", message=msg,
                        extra={"phase": "screen"}, exact=True)
 
 
@@ -227,9 +227,9 @@ def exact(
         MIP through Pyomo (``"qp"`` needs an MIQP solver).
     time_limit : float, optional
         Seconds.  On expiry the incumbent and the proven bound are returned
-        with status ``"time_limit"``.
+        with termination ``"time_limit"``.
     rel_gap : float, optional
-        Stop when ``(W - bound) / W <= rel_gap`` (status ``"feasible"``).
+        Stop when ``(W - bound) / W <= rel_gap`` (termination ``"gap_limit"``).
     warm_start : ExactSession, optional
         Carries cuts and results between related calls.
     lp_solver : {"auto", "simplex", "ipm"}, optional
@@ -369,7 +369,7 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions):
             return problem.result(state.indices, "optimal", "proven by the search over column and row profiles",
                                   extra, bound=state.ub)
     if problem.done_gap(state.lb, state.ub):
-        return problem.result(state.indices, "feasible", "cheap bounds already within the requested relative gap "
+        return problem.result(state.indices, "gap_limit", "cheap bounds already within the requested relative gap "
                               f"{problem.rel_gap:g}", extra, bound=state.lb)
     race = None
     time_left = problem.time_left()

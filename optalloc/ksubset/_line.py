@@ -160,7 +160,7 @@ def line(points, k, *, ring_length=None):
         best = _pick_min(w, lambda s: _line_weight(qs[s : s + k]))
         chosen = order[best : best + k]
         extra = {"window": [float(qs[best]), float(qs[best + k - 1])]}
-        res = make_result(pts, chosen, method="line", start=start, guarantee=1.0, status="optimal", extra=extra)
+        res = make_result(pts, chosen, method="line", start=start, guarantee=1.0, termination="optimal", extra=extra)
         return res
     length = validate_positive(ring_length, "ring_length", allow_none=False)
     if qs[0] < 0 or qs[-1] >= length:
@@ -170,14 +170,13 @@ def line(points, k, *, ring_length=None):
     best = _pick_min(w, lambda s: _ring_weight_direct(qs[arcs(s)], length))
     chosen = order[arcs(best)]
     objective = _ring_weight_direct(qs[arcs(best)], length)
-    res = make_result(pts, chosen, method="line", start=start, guarantee=1.0, status="optimal")
+    res = make_result(pts, chosen, method="line", start=start, guarantee=1.0, termination="optimal")
     # W on the ring differs from the straight-line W of the same positions.
     pairs = k * (k - 1) / 2
     return res.replace(
         objective=objective,
         average=objective / pairs if pairs else 0.0,
         bound=objective,
-        gap=0.0,
         extra={"ring_length": length, "arc_start": float(qs[best])},
     )
 

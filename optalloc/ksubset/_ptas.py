@@ -306,10 +306,10 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         rest = np.concatenate((np.cumsum([b[0][0] for b in boundaries][::-1])[::-1], [0.0]))[1:]
         rec(0, 0.0)
     if timed_out:
-        status, g = "time_limit", None
+        termination, g = "time_limit", None
     else:
-        status, g = ("optimal" if m == k else "feasible"), ptas_guarantee(m, k, d)
-    return make_result(pts, best, method="ptas", start=start, guarantee=g, status=status,
+        termination, g = ("optimal" if m == k else "completed"), ptas_guarantee(m, k, d)
+    return make_result(pts, best, method="ptas", start=start, guarantee=g, termination=termination,
                        extra={"m": m, "structures": evaluated})
 
 

@@ -62,14 +62,16 @@ def solve_formulation(pts, k, *, solver, formulation, time_limit, rel_gap, start
         chosen = mm_inc(pts, k).indices
         extra["incumbent"] = "mm-inc (the solver returned no solution)"
     if tc == TC.optimal and (not rel_gap):
-        status = "optimal"
-    elif tc in (TC.maxTimeLimit, TC.maxIterations, TC.maxEvaluations):
-        status = "time_limit"
+        termination = "optimal"
+    elif tc == TC.maxTimeLimit:
+        termination = "time_limit"
+    elif tc in (TC.maxIterations, TC.maxEvaluations):
+        termination = "iteration_limit"
     elif tc == TC.infeasible:
-        status = "infeasible"
+        termination = "infeasible"
     elif tc == TC.optimal:
-        status = None  # decided from the bound
+        termination = "gap_limit"  # "optimal" when the bound meets the objective
     else:
-        status = "error" if bound is None else None
-    return make_result(pts, chosen, method="exact", start=start, bound=bound, status=status,
+        termination = "error" if bound is None else "completed"
+    return make_result(pts, chosen, method="exact", start=start, bound=bound, termination=termination,
                        message=f"{solver}: {tc}", extra=extra, exact=True)

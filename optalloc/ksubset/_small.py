@@ -92,7 +92,7 @@ def k3(points, k=3):
         i = int(np.argmin(w))
         if w[i] < best_w:
             best_w, best = float(w[i]), trip[i]
-    return make_result(pts, best, method="k3", start=start, guarantee=1.0, status="optimal",
+    return make_result(pts, best, method="k3", start=start, guarantee=1.0, termination="optimal",
                        extra={"neighbours": int(m)})
 
 
@@ -139,7 +139,7 @@ def brute(points, k, *, limit=BRUTE_LIMIT, time_limit=None):
             "use an exact or approximate method instead"
         )
     combos = itertools.combinations(range(n), k)
-    best_w, best, done, status = np.inf, None, 0, "optimal"
+    best_w, best, done, termination = np.inf, None, 0, "optimal"
     chunk = max(1, (1 << 20) // max(1, k * pts.shape[1]))
     while True:
         block = np.fromiter(itertools.chain.from_iterable(itertools.islice(combos, chunk)), dtype=np.intp)
@@ -152,11 +152,11 @@ def brute(points, k, *, limit=BRUTE_LIMIT, time_limit=None):
             best_w, best = float(w[i]), sets[i].copy()
         done += len(sets)
         if time_limit is not None and time.perf_counter() - start > time_limit and done < total:
-            status = "time_limit"
+            termination = "time_limit"
             break
     msg = f"enumerated {done} of {total} subsets"
-    guarantee = 1.0 if status == "optimal" else None
-    return make_result(pts, best, method="brute", start=start, guarantee=guarantee, status=status, message=msg,
+    guarantee = 1.0 if termination == "optimal" else None
+    return make_result(pts, best, method="brute", start=start, guarantee=guarantee, termination=termination, message=msg,
                        extra={"subsets": done})
 
 

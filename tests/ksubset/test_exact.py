@@ -91,10 +91,10 @@ def test_screened_line_and_all_points():
 def test_time_limit_returns_a_valid_bracket():
     pts = half_free_mesh(16, 16, seed=0)
     res = exact(pts, 24, time_limit=0.1)
-    assert res.status in ("time_limit", "optimal")
+    assert res.termination in ("time_limit", "optimal")
     assert res.bound is not None and res.bound <= res.objective
     assert len(res.indices) == 24
-    if res.status == "time_limit":
+    if res.termination == "time_limit":
         assert res.guarantee is None and res.gap > 0
     # the bound is a true lower bound: compare with a long heuristic run
     assert at_most(res.bound, solve(pts, 24, method="mm-inc").objective)
@@ -105,7 +105,7 @@ def test_time_out_before_the_lp_returns_the_cheap_bracket():
     # a limit spent by the heuristics returns their bracket without building it
     pts = np.array([(x, y) for x in range(32) for y in range(32)])
     res = exact(pts, 500, time_limit=0.01)
-    assert res.status == "time_limit" and "no time was left for the LP" in res.message
+    assert res.termination == "time_limit" and "no time was left for the LP" in res.message
     assert res.extra["rounds"] == 0 and len(res.indices) == 500
     assert 0 < res.bound < res.objective
 
@@ -214,7 +214,7 @@ def test_time_limit_stops_the_search_beside_the_lp():
     pts = half_free_mesh(16, 16, seed=2)
     start = time.perf_counter()
     res = exact(pts, 32, time_limit=1.0)
-    assert res.status == "time_limit" and res.bound <= res.objective
+    assert res.termination == "time_limit" and res.bound <= res.objective
     assert time.perf_counter() - start < 20  # the heuristics and the LP build are not timed
     assert threading.active_count() == threads
 
@@ -309,9 +309,9 @@ def test_session_reuses_a_bracket_only_with_no_more_time():
     session = ExactSession()
     pts = half_free_mesh(16, 16, seed=0)
     first = exact(pts, 24, time_limit=0.1, warm_start=session)
-    assert first.status == "time_limit", "the instance should not be solved in 0.1 s"
+    assert first.termination == "time_limit", "the instance should not be solved in 0.1 s"
     again = exact(pts[::-1], 24, time_limit=0.05, warm_start=session)
-    assert again.extra["phase"] == "cache" and again.status == "time_limit" and session.hits == 1
+    assert again.extra["phase"] == "cache" and again.termination == "time_limit" and session.hits == 1
     assert again.bound == first.bound and again.objective == first.objective
     assert "cached bracket" in again.message
     longer = exact(pts, 24, time_limit=0.3, warm_start=session)  # more time: solved again

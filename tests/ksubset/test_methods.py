@@ -509,7 +509,7 @@ def test_brute_time_limit_returns_best_so_far():
     # tiny time limit stops after the first and says so through the status.
     pts = np.random.default_rng(41).integers(0, 50, size=(30, 2))
     res = brute(pts, 5, time_limit=1e-9)
-    assert res.status == "time_limit"
+    assert res.termination == "time_limit"
     assert res.bound is None and res.gap is None
     assert "of 142506 subsets" in res.message
     assert 0 < res.extra["subsets"] < 142506

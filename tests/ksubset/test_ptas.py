@@ -138,7 +138,7 @@ def test_time_limit_while_listing_boundaries_returns_the_starting_set():
     # 2.9 million boundary vectors per axis: listing them takes about a minute
     pts = np.array([(x, y, z) for x in range(5) for y in range(5) for z in range(4)], dtype=float)
     res = ptas(pts, 12, m=3, time_limit=0.2)
-    assert res.status == "time_limit" and res.guarantee is None
+    assert res.termination == "time_limit" and res.guarantee is None
     assert res.extra["structures"] == 0 and res.objective == mm_inc(pts, 12).objective
 
 

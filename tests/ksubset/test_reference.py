@@ -5,7 +5,7 @@ import pytest
 
 from optalloc.bench import half_free_mesh
 from optalloc.ksubset import gen_alg, line, mc1x1, mm, weight
-from optalloc.ksubset._reference import (
+from optalloc.bench._reference import (
     gen_alg_reference,
     line_reference,
     mc1x1_reference,
