@@ -338,7 +338,8 @@ class _Certifier:
             else:
                 upper = min(upper, float(res.objective))
                 lower = float(res.bound) if res.bound is not None else 0.0
-            status = res.status if res.status in ("optimal", "time_limit") else "bracket"
+            status = "optimal" if res.status == "optimal" else (
+                "time_limit" if res.termination == "time_limit" else "bracket")
         else:
             lower = max(ksubset.lower_bound(pts, k).values())
             status = "bracket"
