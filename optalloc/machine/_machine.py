@@ -67,9 +67,17 @@ class Machine:
         if isinstance(torus, (bool, np.bool_)):
             torus = (bool(torus),) * len(shape)
         else:
+            flags = torus
+            try:
+                if isinstance(flags, str):
+                    raise TypeError
+                torus = tuple(flags)
+            except TypeError:
+                raise ValueError(f"`torus` must be a bool or one bool per axis ({len(shape)}), "
+                                 f"got {flags!r}") from None
+            if len(torus) != len(shape) or not all(isinstance(t, (bool, np.bool_)) for t in torus):
+                raise ValueError(f"`torus` must be a bool or one bool per axis ({len(shape)}), got {flags!r}")
             torus = tuple(bool(t) for t in torus)
-            if len(torus) != len(shape):
-                raise ValueError(f"`torus` must be a bool or one flag per axis ({len(shape)}), got {torus}")
         if math.prod(shape) > NODES_MAX:
             raise ValueError(f"`shape` {'x'.join(map(str, shape))} has {math.prod(shape)} nodes; "
                              f"at most {NODES_MAX}")
@@ -385,7 +393,13 @@ class Machine:
         return v
 
     def is_free(self, i) -> bool:
-        """True when node ``i`` is free."""
+        """True when node ``i`` is free (ValueError for an unknown node)."""
+        try:
+            i = operator.index(i)
+        except TypeError:
+            raise ValueError(f"a node id is an integer, got {i!r}") from None
+        if not 0 <= i < self.n:
+            raise ValueError(f"node {i} does not exist (machine has {self.n} nodes)")
         return bool(self._free[i])
 
     def _free_arrays(self):

@@ -393,3 +393,15 @@ def test_dense_max_guard(monkeypatch):
     with pytest.raises(ValueError) as err:
         Machine.from_graph(nx.path_graph(11))
     assert str(err.value) == "`G` has 11 nodes; a network machine holds at most 10"
+
+
+@pytest.mark.parametrize("torus", ["tm", 0, (1, 0), (True,), None])
+def test_torus_flags_must_be_bools(torus):
+    with pytest.raises(ValueError, match="`torus` must be a bool or one bool per axis"):
+        Machine((4, 4), torus=torus)
+
+
+@pytest.mark.parametrize("node", [-1, 4, 1.5])
+def test_is_free_refuses_unknown_nodes(node):
+    with pytest.raises(ValueError):
+        Machine(4).is_free(node)
