@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 
 from optalloc.cli import main
-from optalloc.ksubset import brute, weight
-from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
-from optalloc.machine import read_mesh, read_points
+from optalloc.ksubset import BOX_SEARCH_AVAILABLE, brute, weight
+from optalloc.machine import Machine, read_map, read_points
 
 ROOT = Path(__file__).resolve().parents[1]
 MESH = ROOT / "instances" / "mesh16x16.txt"
@@ -28,13 +27,13 @@ def run(capsys, *argv):
 
 @pytest.mark.parametrize("method", ["mm", "gen-alg", "mm-inc", "mc1x1"])
 def test_solve_mesh_json(capsys, method):
-    code, out, err = run(capsys, "solve", "--mesh", MESH, "--k", 8, "--method", method, "--json")
+    code, out, err = run(capsys, "solve", "--map", MESH, "--k", 8, "--method", method, "--json")
     assert code == 0, err
     res = json.loads(out)
     expected = {"indices", "points", "objective", "average", "bound", "gap", "guarantee", "status",
-                "method", "message", "wall_time", "extra"}
-    assert expected <= set(res)
-    free = read_mesh(MESH).free_points()
+                "termination", "method", "message", "runtime", "extra"}
+    assert set(res) == expected
+    free = read_map(MESH).free_points()
     chosen = np.array(res["points"])
     np.testing.assert_array_equal(free[res["indices"]], chosen)
     assert res["objective"] == weight(chosen)
@@ -82,15 +81,15 @@ def test_gap_exact_on_small_instance(capsys):
 
 
 def test_gap_bracket_on_large_instance(capsys, tmp_path):
-    free = read_mesh(MESH).free_points()
+    free = read_map(MESH).free_points()
     alloc = tmp_path / "alloc.txt"
     alloc.write_text("\n".join(f"{x} {y}" for x, y in free[:20]) + "\n")
-    code, out, _ = run(capsys, "gap", "--mesh", MESH, "--chosen", alloc, "--time-limit", "2", "--json")
+    code, out, _ = run(capsys, "gap", "--map", MESH, "--chosen", alloc, "--time-limit", "2", "--json")
     assert code == 0
     rep = json.loads(out)
     assert rep["lower"] <= rep["upper"] <= rep["objective"]
     assert rep["ratio_min"] <= rep["ratio_max"]
-    code, out, _ = run(capsys, "gap", "--mesh", MESH, "--chosen", alloc, "--time-limit", "2")
+    code, out, _ = run(capsys, "gap", "--map", MESH, "--chosen", alloc, "--time-limit", "2")
     # within 2 s the exact solver proves the optimum or leaves a certified bracket
     assert code == 0 and ("certified" in out or "optimum" in out)
 
@@ -104,16 +103,21 @@ def _bad(tmp_path, name, text):
 @pytest.mark.parametrize(
     "argv, match",
     [
-        (["solve", "--mesh", MESH, "--k", "3", "--method", "nope"], "invalid choice"),
-        (["solve", "--mesh", MESH, "--k", "0"], "`k` must be between 1"),
-        (["solve", "--mesh", MESH, "--k", "100000"], "`k` must be between 1"),
-        (["solve", "--mesh", MESH, "--k", "two"], "invalid int value"),
-        (["solve", "--mesh", "does-not-exist.txt", "--k", "3"], "no such file"),
+        (["solve", "--map", MESH, "--k", "3", "--method", "nope"], "invalid choice"),
+        (["solve", "--map", MESH, "--k", "0"], "`k` must be between 1"),
+        (["solve", "--map", MESH, "--k", "100000"], "`k` must be between 1"),
+        (["solve", "--map", MESH, "--k", "two"], "invalid int value"),
+        (["solve", "--map", "does-not-exist.txt", "--k", "3"], "no such file"),
+        (["solve", "--machine", "does-not-exist.txt", "--k", "3"], "no such file"),
+        (["solve", "--machine", "8y8", "--k", "3"], "--machine"),
+        (["solve", "--machine", "8x8 torus", "--k", "3"], "without wrap-around links"),
+        (["solve", "--machine", "8x8", "--k", "3", "--shape", "8x8"], "--shape is taken from --machine"),
+        (["solve", "--map", MESH, "--machine", "8x8", "--k", "3"], "not allowed with argument"),
         (["solve", "--points", PLANE, "--k", "3", "--method", "mc1x1"], "needs the mesh extent"),
         (["solve", "--points", PLANE, "--k", "3", "--method", "mm", "--time-limit", "1"], "does not apply"),
-        (["solve", "--mesh", MESH, "--k", "3", "--method", "mc1x1", "--tie-break", "1,2"], "--tie-break"),
-        (["solve", "--mesh", MESH, "--k", "4", "--method", "k3"], "k = 3 only"),
-        (["solve", "--k", "3"], "one of the arguments --points --mesh is required"),
+        (["solve", "--map", MESH, "--k", "3", "--method", "mc1x1", "--tie-break", "1,2"], "--tie-break"),
+        (["solve", "--map", MESH, "--k", "4", "--method", "k3"], "k = 3 only"),
+        (["solve", "--k", "3"], "one of the arguments --points --map --machine is required"),
         (["gap", "--points", PLANE], "--chosen"),
     ],
 )
@@ -134,16 +138,16 @@ def test_bad_files_exit_2(capsys, tmp_path):
         code, _, err = run(capsys, "solve", "--points", path, "--k", "1")
         assert code == 2 and match in err and err.count("\n") == 1
     busy = _bad(tmp_path, "busy.txt", "15 15\n")  # a busy cell of the bundled mesh
-    code, _, err = run(capsys, "gap", "--mesh", MESH, "--chosen", busy)
+    code, _, err = run(capsys, "gap", "--map", MESH, "--chosen", busy)
     assert code == 2 and "not a free point" in err
 
 
 def test_console_script_runs():
-    proc = subprocess.run([sys.executable, "-m", "optalloc.cli", "solve", "--mesh", str(MESH), "--k", "2"],
+    proc = subprocess.run([sys.executable, "-m", "optalloc.cli", "solve", "--map", str(MESH), "--k", "2"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "objective" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "optalloc.cli", "solve", "--k", "2", "--mesh", "/nonexistent"],
+    proc = subprocess.run([sys.executable, "-m", "optalloc.cli", "solve", "--k", "2", "--map", "/nonexistent"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and proc.stderr.strip().startswith("optalloc: error:")
 
@@ -160,10 +164,10 @@ def test_bench_quick(capsys):
 def test_solve_exact_with_time_limit(capsys, tmp_path):
     mesh = tmp_path / "mesh.txt"
     mesh.write_text("..#..\n.#...\n...#.\n#....\n..#..\n")
-    code, out, err = run(capsys, "solve", "--mesh", mesh, "--k", 6, "--method", "exact", "--time-limit", 30, "--json")
+    code, out, err = run(capsys, "solve", "--map", mesh, "--k", 6, "--method", "exact", "--time-limit", 30, "--json")
     assert code == 0, err
     res = json.loads(out)
-    free = read_mesh(mesh).free_points()
+    free = read_map(mesh).free_points()
     assert res["status"] == "optimal" and res["objective"] == brute(free, 6).objective
 
 
@@ -176,7 +180,7 @@ def test_bench_exact_suite_quick(capsys):
     code, out, err = run(capsys, "bench", "--suite", "exact", "--quick", "--limit", 30, "--json")
     assert code == 0, err
     rows = json.loads(out)
-    box = ["box"] if SEARCH_AVAILABLE else []  # the box search row needs numba
+    box = ["box"] if BOX_SEARCH_AVAILABLE else []  # the box search row needs numba
     assert [r["case"].split()[0] for r in rows] == ["exact", "exact", *box, "ptas", "ptas", "ptas"]
     assert rows[1]["baseline"] == "exact, profiles=False" and "4 busy" in rows[1]["instance"]
     if box:
@@ -198,14 +202,85 @@ def test_solve_ptas_strips(capsys):
 def test_exact_progress_goes_to_stderr(capsys, tmp_path):
     # an 8 x 8 mesh, half free, whose k = 10 optimum the profile search proves
     from optalloc.bench import half_free_mesh
-    from optalloc.machine import Mesh
 
-    free = np.zeros((8, 8), dtype=bool)
-    free[tuple(half_free_mesh(8, 8, seed=1).T)] = True
+    machine = Machine((8, 8))
+    free = machine.node_ids(half_free_mesh(8, 8, seed=1))
+    machine.allocate(np.setdiff1d(np.arange(machine.n), free))
     mesh = tmp_path / "mesh.txt"
-    mesh.write_text(Mesh(free).to_text())
-    code, out, err = run(capsys, "solve", "--mesh", mesh, "--k", 10, "--method", "exact", "--progress", "--json")
+    mesh.write_text(machine.to_map())
+    code, out, err = run(capsys, "solve", "--machine", mesh, "--k", 10, "--method", "exact", "--progress", "--json")
     assert code == 0
     res = json.loads(out)  # stdout stays one JSON object
     assert res["status"] == "optimal" and res["extra"]["phase"] == "profiles"
     assert err.startswith("profile search (") and "bound" in err
+
+
+def test_solve_machine_shape_and_map_file(capsys):
+    # a shape: every node free, the extent is the shape
+    code, out, err = run(capsys, "solve", "--machine", "4x4", "--k", 4, "--method", "mc1x1", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["objective"] == 8.0 and len(res["indices"]) == 4
+    # a machine map given to --machine is the same instance as --map
+    outs = []
+    for flag in ("--machine", "--map"):
+        code, out, err = run(capsys, "solve", flag, MESH, "--k", 8, "--method", "gen-alg", "--json")
+        assert code == 0, err
+        outs.append({k: v for k, v in json.loads(out).items() if k != "runtime"})
+    assert outs[0] == outs[1]
+
+
+def test_solve_refuses_a_network(capsys, tmp_path):
+    net = _bad(tmp_path, "net.txt", "a b\nb c\n")
+    code, _, err = run(capsys, "solve", "--machine", net, "--k", 2)
+    assert code == 2 and "needs a mesh" in err and err.count("\n") == 1
+
+
+def test_removed_flags_are_refused(capsys):
+    for argv in (["solve", "--mesh", MESH, "--k", "2"], ["order", "--mesh", "4x4"],
+                 ["simulate", "instances/small.swf", "--mesh", "8x4"], ["certify", "--torus"],
+                 ["map", "--pattern", "ring:4", "--topology", "mesh:2x2"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and ("unrecognized arguments" in err or "required" in err), (argv, err)
+
+
+@pytest.mark.parametrize("command", ["solve", "gap", "bench", "order", "map", "qap", "simulate", "certify",
+                                     "sweep"])
+def test_every_subcommand_has_help(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: optalloc {command}")
+    if command in ("order", "map", "simulate", "certify"):
+        assert "--machine SPEC" in out
+
+
+def _imports(path):
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.startswith("optalloc"):
+            yield node.module, [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            yield from ((a.name, []) for a in node.names if a.name.startswith("optalloc"))
+
+
+def test_cli_and_bench_use_public_names_only():
+    """The command line and the benchmarks sit above the library: they import
+    names of a package's ``__all__`` only, and the library imports neither."""
+    import importlib
+
+    root = ROOT / "optalloc"
+    for layer in ("cli", "bench"):
+        for path in sorted((root / layer).glob("*.py")):
+            for module, names in _imports(path):
+                assert not any(p.startswith("_") for p in module.split(".")), f"{path.name}: {module}"
+                public = getattr(importlib.import_module(module), "__all__", None)
+                if names and module not in ("optalloc.cli", "optalloc.bench"):
+                    assert public is not None and set(names) <= set(public), f"{path.name}: {module} {names}"
+    for path in root.rglob("*.py"):
+        if path.parent.name in ("cli", "bench") or "__pycache__" in path.parts:
+            continue
+        for module, _ in _imports(path):
+            assert not module.startswith(("optalloc.cli", "optalloc.bench")), f"{path}: imports {module}"

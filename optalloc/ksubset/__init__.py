@@ -33,7 +33,9 @@ bounds; ``gap`` certifies how far a given allocation is from optimal;
 """
 
 from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
-from ._box import box_optimum
+from ._box import box_optimum, partition_count
+from ._boxsearch import AVAILABLE as BOX_SEARCH_AVAILABLE
+from ._boxsearch import search_box
 from ._common import weight
 from ._cuboid import cuboid_optimum
 from ._exact import ExactSession, exact
@@ -67,6 +69,9 @@ __all__ = [
     "town_bound",
     "box_bound",
     "box_optimum",
+    "search_box",
+    "BOX_SEARCH_AVAILABLE",
+    "partition_count",
     "cuboid_optimum",
     "profile_bound",
     "profile_search",

@@ -332,7 +332,7 @@ def test_weights_are_of_the_chosen_sets(small):
 
 @pytest.mark.slow
 def test_sim_bench_quick():
-    from optalloc.sim._bench import nasa_trace_path, run_sim_bench
+    from optalloc.bench import nasa_trace_path, run_sim_bench
 
     if not nasa_trace_path().is_file():
         pytest.skip("NASA trace not available")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from optalloc.cli import main
-from optalloc.sim._cli import _split_allocators, bundled_trace
+from optalloc.cli._sim import bundled_trace, split_allocators
 
 SMALL = str(Path(__file__).resolve().parents[2] / "instances" / "small.swf")
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -18,7 +18,7 @@ def test_bundled_trace_found():
 
 
 def test_simulate_table(capsys):
-    assert main(["simulate", SMALL, "--mesh", "8x4", "--allocator", "mc1x1:tie=default"]) == 0
+    assert main(["simulate", SMALL, "--machine", "8x4", "--allocator", "mc1x1:tie=default"]) == 0
     out = capsys.readouterr().out
     for word in ("jobs", "utilisation", "makespan", "mean wait", "mean avg L1", "ties", "120"):
         assert word in out
@@ -27,19 +27,19 @@ def test_simulate_table(capsys):
 
 def test_simulate_json_and_out(tmp_path, capsys):
     out = tmp_path / "jobs.csv"
-    assert main(["simulate", SMALL, "--mesh", "8x4", "--scheduler", "fcfs", "--jobs", "30", "--out", str(out),
+    assert main(["simulate", SMALL, "--machine", "8x4", "--scheduler", "fcfs", "--jobs", "30", "--out", str(out),
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["scheduler"] == "fcfs" and data["summary"]["jobs"] == 30
     with open(out, newline="") as fh:
         assert len(list(csv.DictReader(fh))) == 30
     # no overwrite without --force
-    assert main(["simulate", SMALL, "--mesh", "8x4", "--out", str(out)]) == 2
+    assert main(["simulate", SMALL, "--machine", "8x4", "--out", str(out)]) == 2
     assert "--force" in capsys.readouterr().err
-    assert main(["simulate", SMALL, "--mesh", "8x4", "--jobs", "10", "--out", str(out), "--force"]) == 0
+    assert main(["simulate", SMALL, "--machine", "8x4", "--jobs", "10", "--out", str(out), "--force"]) == 0
     capsys.readouterr()
     jl = tmp_path / "jobs.jsonl"
-    assert main(["simulate", SMALL, "--mesh", "4x4", "--torus", "--scale", "2", "--jobs", "10",
+    assert main(["simulate", SMALL, "--machine", "4x4 torus", "--scale", "2", "--jobs", "10",
                  "--out", str(jl)]) == 0
     lines = jl.read_text().splitlines()
     assert len(lines) == 11 and "summary" in json.loads(lines[-1])
@@ -47,7 +47,7 @@ def test_simulate_json_and_out(tmp_path, capsys):
 
 
 def test_simulate_progress(capsys):
-    assert main(["simulate", SMALL, "--mesh", "8x4", "--jobs", "5", "--progress"]) == 0
+    assert main(["simulate", SMALL, "--machine", "8x4", "--jobs", "5", "--progress"]) == 0
     assert "5/5" in capsys.readouterr().err
 
 
@@ -62,7 +62,7 @@ def test_certify_no_arguments(capsys):
 
 def test_certify_options(tmp_path, capsys):
     out, plot = tmp_path / "d.jsonl", tmp_path / "gaps.png"
-    argv = ["certify", SMALL, "--mesh", "8x4", "--allocators", "mm,mc1x1:tie=2,13,20,6", "--driver", "mm",
+    argv = ["certify", SMALL, "--machine", "8x4", "--allocators", "mm,mc1x1:tie=2,13,20,6", "--driver", "mm",
             "--jobs", "20", "--time-limit", "5", "--out", str(out), "--plot", str(plot), "--progress"]
     assert main(argv) == 0
     cap = capsys.readouterr()
@@ -78,7 +78,7 @@ def test_certify_options(tmp_path, capsys):
 
 def test_certify_resume(tmp_path, capsys):
     out = tmp_path / "d.csv"
-    argv = ["certify", SMALL, "--mesh", "8x4", "--jobs", "20", "--out", str(out)]
+    argv = ["certify", SMALL, "--machine", "8x4", "--jobs", "20", "--out", str(out)]
     assert main(argv) == 0
     lines = out.read_text().splitlines()
     out.write_text("\n".join(lines[:8]) + "\n")  # as if stopped after 7 decisions
@@ -103,16 +103,19 @@ def test_certify_json(capsys):
 
 
 @pytest.mark.parametrize(("argv", "match"), [
-    (["simulate", "no/such/trace.swf", "--mesh", "8x4"], "no such trace file"),
-    (["simulate", SMALL, "--mesh", "8y4"], "--mesh"),
-    (["simulate", SMALL, "--mesh", "0x4"], "--mesh"),
-    (["simulate", SMALL], "--mesh"),
-    (["simulate", SMALL, "--mesh", "8x4", "--allocator", "bogus"], "unknown method"),
-    (["simulate", SMALL, "--mesh", "8x4", "--scheduler", "lifo"], "scheduler"),
-    (["simulate", SMALL, "--mesh", "8x4", "--out", "x.txt"], "--out"),
-    (["simulate", SMALL, "--mesh", "8x4", "--scale", "0"], "--scale"),
+    (["simulate", "no/such/trace.swf", "--machine", "8x4"], "no such trace file"),
+    (["simulate", SMALL, "--machine", "8y4"], "--machine"),
+    (["simulate", SMALL, "--machine", "0x4"], "--machine"),
+    (["simulate", SMALL], "--machine"),
+    (["simulate", SMALL, "--machine", "8x4", "--allocator", "bogus"], "unknown method"),
+    (["simulate", SMALL, "--machine", "8x4", "--scheduler", "lifo"], "scheduler"),
+    (["simulate", SMALL, "--machine", "8x4", "--out", "x.txt"], "--out"),
+    (["simulate", SMALL, "--machine", "8x4", "--scale", "0"], "--scale"),
     (["certify", "no/such/trace.swf"], "no such trace file"),
-    (["certify", "--mesh", "abc"], "--mesh"),
+    (["certify", "--machine", "abc"], "--machine"),
+    (["certify", "--machine", "no/such/map.txt"], "no such file"),
+    (["simulate", SMALL, "--mesh", "8x4"], "required: --machine"),
+    (["simulate", SMALL, "--machine", "8x4", "--torus"], "unrecognized arguments: --torus"),
     (["certify", "--allocators", "mm,bogus"], "unknown method"),
     (["certify", "--driver", "1d:nocurve:best-fit", "--jobs", "3"], "order|curve|ordering"),
     (["certify", "--time-limit", "0"], "--time-limit"),
@@ -128,5 +131,28 @@ def test_bad_input(argv, match, capsys):
 
 
 def test_split_allocators():
-    assert _split_allocators("mm, mc1x1:tie=2,13,20,6 ,gen-alg") == ["mm", "mc1x1:tie=2,13,20,6", "gen-alg"]
-    assert _split_allocators("mc1x1:tie=2,1.5,.5,-1") == ["mc1x1:tie=2,1.5,.5,-1"]
+    assert split_allocators("mm, mc1x1:tie=2,13,20,6 ,gen-alg") == ["mm", "mc1x1:tie=2,13,20,6", "gen-alg"]
+    assert split_allocators("mc1x1:tie=2,1.5,.5,-1") == ["mc1x1:tie=2,1.5,.5,-1"]
+
+
+def test_machine_specs(tmp_path, capsys):
+    # the forms of parse_machine: prefix, per-axis wrap, a map file without busy nodes
+    assert main(["simulate", SMALL, "--machine", "torus:8x4", "--jobs", "10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["machine"] == "8x4 torus"
+    assert main(["simulate", SMALL, "--machine", "8x4 torus(tm)", "--jobs", "10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["machine"] == "8x4 torus(tm)"
+    empty = tmp_path / "empty.txt"
+    empty.write_text("........\n" * 4)
+    assert main(["certify", "--machine", str(empty), "--jobs", "10", "--json", "--no-exact"]) == 0
+    assert json.loads(capsys.readouterr().out)["machine"] == "8x4 mesh"
+
+
+@pytest.mark.parametrize("command", ["simulate", "certify"])
+def test_busy_machine_refused(tmp_path, capsys, command):
+    busy = tmp_path / "busy.txt"
+    busy.write_text("..#.....\n........\n........\n.......#\n")
+    argv = [command, SMALL, "--machine", str(busy)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("optalloc: error:") and len(err.strip().splitlines()) == 1
+    assert "2 busy nodes" in err and "empty machine" in err

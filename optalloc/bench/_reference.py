@@ -1,8 +1,8 @@
-"""Plain-Python reference implementations.
+"""Plain-Python reference implementations of the k-subset heuristics.
 
-Straightforward loops with the same tie rules as the vectorised solvers.
-``optalloc bench`` times the solvers against them on the same instance, and
-the tests check that both choose the same sets.
+Straightforward loops with the same tie rules as the vectorised solvers of
+:mod:`optalloc.ksubset`. ``optalloc bench`` times the solvers against them
+on the same instance, and the tests check that both choose the same sets.
 """
 
 from __future__ import annotations

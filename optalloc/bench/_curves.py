@@ -1,4 +1,4 @@
-"""Orderings against the reference values and the curves they must beat.
+"""Orderings against the reference values and the curves they must beat (``--suite curves``).
 
 Each row gives our value, the value to compare with (a reference measured
 with independent code, or a curve run in the same process), their ratio,
@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._table import text_table
+from optalloc.curves import box_order, curve_objective, order_graph
+
+from ._common import text_table
 
 #: Ordering objective (w = 2^-(d-1), linear ranks, hop distance) measured with independent code.
 REFERENCE = {
@@ -27,6 +29,8 @@ REFERENCE = {
 
 @dataclass
 class OrderBenchRow:
+    """Our ordering objective against a reference value or a curve's."""
+
     case: str
     value: float
     compared_with: str
@@ -42,11 +46,17 @@ class OrderBenchRow:
         return {**self.__dict__, "ratio": self.ratio}
 
 
+def mesh_graph(shape):
+    """The mesh of the given sides as a NetworkX graph labelled by
+    coordinates ``(x, y[, z])``."""
+    import networkx as nx
+
+    return nx.Graph(nx.grid_graph(dim=list(shape)[::-1]))
+
+
 def holed_mesh(shape=(16, 16), fraction: float = 0.15, seed: int = 0):
     """A mesh with ``fraction`` of its nodes removed at random; the largest component."""
     import networkx as nx
-
-    from ._cli import mesh_graph
 
     G = mesh_graph(shape)
     rng = np.random.default_rng(seed)
@@ -58,11 +68,6 @@ def holed_mesh(shape=(16, 16), fraction: float = 0.15, seed: int = 0):
 
 def run_curves(*, quick: bool = False, limit: float = 30.0, progress=None) -> list[OrderBenchRow]:
     """Reference values of the curves, then order_graph against the curves."""
-    from ._boxes import box_order
-    from ._cli import mesh_graph
-    from ._graph import order_graph
-    from ._objective import curve_objective
-
     rows = []
     for (method, shape), ref in REFERENCE.items():
         t = time.perf_counter()
@@ -80,7 +85,7 @@ def run_curves(*, quick: bool = False, limit: float = 30.0, progress=None) -> li
         ref = order_graph(G, method=curve).objective
         res = order_graph(G, method="qap", rng=0, time_limit=limit)
         rows.append(OrderBenchRow(f"order_graph qap ({name}, {limit:g} s)", res.objective, curve, ref,
-                                  res.wall_time, res.objective <= target * ref + 1e-9))
+                                  res.runtime, res.objective <= target * ref + 1e-9))
     if not quick:
         import networkx as nx
 
@@ -92,11 +97,12 @@ def run_curves(*, quick: bool = False, limit: float = 30.0, progress=None) -> li
             tb = time.perf_counter() - t
             ip = order_graph(G, method="ip")
             rows.append(OrderBenchRow(f"order_graph ip ({name}; brute {tb:.2f} s)", ip.objective, "brute force",
-                                      brute, ip.wall_time, abs(ip.objective - brute) < 1e-6))
+                                      brute, ip.runtime, abs(ip.objective - brute) < 1e-6))
     return rows
 
 
 def format_curves_table(rows: list[OrderBenchRow]) -> str:
+    """The text table of :class:`OrderBenchRow` rows."""
     head = ("case", "ours", "compared with", "value", "ours/value", "time", "ok")
     body = [(r.case, f"{r.value:.1f}", r.compared_with, f"{r.other:.1f}", f"{r.ratio:.4f}", f"{r.seconds:.2f} s",
              "yes" if r.ok else "NO") for r in rows]

@@ -1,6 +1,6 @@
-"""Performance figures of the simulator and the certification, against baselines.
+"""Performance figures of the simulator and the certification, against baselines (``--suite sim``).
 
-Two cases, each a :class:`optalloc.bench.BenchRow`:
+Two cases, each a :class:`~optalloc.bench.BenchRow`:
 
 (a) ``simulate``: the NASA Ames iPSC/860 trace on a 16 x 8 mesh, EASY and
     MC1x1; baseline: the same simulation with the allocator's cache of
@@ -26,7 +26,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-__all__ = ["NASA_TRACE", "nasa_trace_path", "run_sim_bench"]
+from optalloc.sim import DEFAULT_ALLOCATORS, KSubsetAllocator, Trace, certify, read_swf, simulate
+
+from ._common import BenchRow
 
 NASA_TRACE = "NASA-iPSC-1993-3.1-cln.swf"
 
@@ -43,7 +45,7 @@ def _note(progress, text):
         progress(text)
 
 
-def run_sim_bench(*, quick=False, progress=None, baseline_jobs=None):
+def run_sim_bench(*, quick=False, progress=None, baseline_jobs=None) -> list[BenchRow]:
     """Time the simulator and the certification on the NASA trace.
 
     Parameters
@@ -63,12 +65,6 @@ def run_sim_bench(*, quick=False, progress=None, baseline_jobs=None):
     list of BenchRow
         Empty when the trace is missing.
     """
-    from ..bench import BenchRow
-    from ._allocators import KSubsetAllocator
-    from ._certify import DEFAULT_ALLOCATORS, certify
-    from ._simulate import simulate
-    from ._swf import Trace, read_swf
-
     path = nasa_trace_path()
     if not path.is_file():
         _note(progress, f"skipped: {path} not found")
@@ -115,12 +111,3 @@ def run_sim_bench(*, quick=False, progress=None, baseline_jobs=None):
                              cert.wall_time, f"caches off, estimated (x{factor:.2f} as on the first rows)",
                              cert.wall_time * factor, not cert.check()))
     return rows
-
-
-if __name__ == "__main__":  # pragma: no cover
-    import sys
-
-    from ..bench import format_table
-
-    out = run_sim_bench(quick="--quick" in sys.argv, progress=lambda s: print(s, file=sys.stderr, flush=True))
-    print(format_table(out))

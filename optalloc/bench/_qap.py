@@ -1,4 +1,4 @@
-"""Quality and time of the QAP solvers on QAPLIB and mapping instances, against scipy.
+"""Quality and time of the QAP solvers on QAPLIB and mapping instances, against scipy (``--suite qap``).
 
 Each row runs one method with several seeds under a time budget per run and
 reports the gap to the best known value (mean and best over the seeds), how
@@ -15,7 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .._table import text_table
+from optalloc.machine import Machine
+from optalloc.qap import cost_matrix, grasp, read_qaplib, read_solution, solve, stencil
+
+from ._common import text_table
 
 #: QAPLIB instances of the bench (classic, n <= 30).
 SMALL = ("nug12", "had12", "rou12", "scr12", "tai12a", "chr12a", "esc16a", "nug15", "rou15", "chr15a", "tai15a")
@@ -25,6 +28,8 @@ LARGE = ("nug30", "kra30a", "tho30", "tai30a")
 
 @dataclass
 class QAPBenchRow:
+    """One method on one instance over several seeds (gaps are relative to the best known value)."""
+
     instance: str
     n: int
     best_known: float
@@ -42,14 +47,14 @@ class QAPBenchRow:
 
 
 def qaplib_dir() -> Path:
+    """Where the QAPLIB instances are looked for: ``../shared/data/qaplib``
+    beside the repository (they may be missing)."""
     import optalloc
 
     return Path(optalloc.__file__).resolve().parents[2] / "shared" / "data" / "qaplib"
 
 
 def _instances(names):
-    from ._io import read_qaplib, read_solution
-
     folder = qaplib_dir()
     for name in names:
         dat, sln = folder / f"{name}.dat", folder / f"{name}.sln"
@@ -59,14 +64,11 @@ def _instances(names):
 
 
 def _mapping_instances():
-    from ._patterns import stencil
-    from ._topology import Topology
-
     W = stencil((8, 8))
-    topo = Topology.torus((8, 8))
+    torus = Machine((8, 8), torus=True)
     for crit, per_message in (("classic", 1), ("td", 2)):
         # every message crosses at least one link; td charges 2 per hop pair
-        yield f"stencil 8x8 on torus 8x8 ({crit})", W, topo.cost_matrix(crit), per_message * W.sum()
+        yield f"stencil 8x8 on torus 8x8 ({crit})", W, cost_matrix(torus, crit), per_message * W.sum()
 
 
 def _scipy(W, C, rng):
@@ -84,16 +86,11 @@ def run_qap(*, quick: bool = False, seeds: int = 10, limit: float = 2.0, progres
     ``quick`` runs a few small instances with 3 seeds and 0.5 s per run.
     Every run stops when it reaches the best known value (time to target).
     """
-    from ._grasp import grasp
-    from ._mapping import solve
-
     if quick:
         seeds, limit = 3, 0.5
         cases = list(_instances(("nug12", "chr12a", "had20"))) + list(_mapping_instances())[:1]
-        methods = ("grasp", "tabu")
     else:
         cases = list(_instances(SMALL + MEDIUM + LARGE)) + list(_mapping_instances())
-        methods = ("grasp", "tabu")
     rows = []
     for name, W, C, known in cases:
         W = np.asarray(W, dtype=np.float64)
@@ -101,7 +98,7 @@ def run_qap(*, quick: bool = False, seeds: int = 10, limit: float = 2.0, progres
         if progress:
             progress(name)
         sp, sp_t = _scipy(W, C, np.random.default_rng(0))
-        for method in methods:
+        for method in ("grasp", "tabu"):
             gaps, times = [], []
             for seed in range(seeds):
                 t = time.perf_counter()
@@ -119,6 +116,7 @@ def run_qap(*, quick: bool = False, seeds: int = 10, limit: float = 2.0, progres
 
 
 def format_qap_table(rows: list[QAPBenchRow]) -> str:
+    """The text table of :class:`QAPBenchRow` rows."""
     head = ("instance", "n", "best known", "method", "hits", "mean gap", "best gap", "time/run", "scipy faq30 gap",
             "scipy time")
     body = [(r.instance, r.n, f"{r.best_known:.0f}", r.method, f"{r.hits}/{r.runs}", f"{100 * r.mean_gap:.3f}%",

@@ -1,0 +1,140 @@
+"""Performance figures, each against a baseline run in the same process.
+
+``optalloc bench`` prints them.  Absolute times depend on the machine; the
+ratios (and the check that both sides agree) are what the docs quote.  The
+benchmarks are a layer above the library: they call its public names only.
+
+Suites (:data:`SUITES`), one module each:
+
+``heuristics``
+    the k-subset heuristics against plain-Python baselines
+    (:func:`run`; the baselines are straightforward loops kept in this
+    package);
+``exact``
+    the exact solver against the plain pairwise MIP, the profile search,
+    the box search and the PTAS (:func:`run_exact`, :func:`run_profiles`,
+    :func:`run_box`, :func:`run_ptas`);
+``qap``
+    GRASP and tabu search on QAPLIB and mapping instances against scipy
+    (:func:`run_qap`);
+``sim``
+    the simulator and the certification on the NASA trace
+    (:func:`run_sim_bench`);
+``curves``
+    orderings against reference values and the curves (:func:`run_curves`).
+
+:func:`run_bench` runs one suite or all of them and returns one
+:class:`BenchTable` per suite; :class:`BenchRow` and :func:`format_table`
+are the row and the table of the ratio suites.  :func:`half_free_mesh` and
+:func:`nearly_empty_mesh` generate the instances.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._common import BenchRow, format_table, half_free_mesh, nearly_empty_mesh
+from ._curves import OrderBenchRow, format_curves_table, run_curves
+from ._exact import BOX_CASES, PROFILE_CASES, run_box, run_exact, run_exact_suite, run_profiles, run_ptas
+from ._heuristics import run
+from ._qap import QAPBenchRow, format_qap_table, qaplib_dir, run_qap
+from ._sim import NASA_TRACE, nasa_trace_path, run_sim_bench
+
+__all__ = [
+    "BOX_CASES",
+    "NASA_TRACE",
+    "PROFILE_CASES",
+    "SUITES",
+    "BenchRow",
+    "BenchTable",
+    "OrderBenchRow",
+    "QAPBenchRow",
+    "format_curves_table",
+    "format_qap_table",
+    "format_table",
+    "half_free_mesh",
+    "nasa_trace_path",
+    "nearly_empty_mesh",
+    "qaplib_dir",
+    "run",
+    "run_bench",
+    "run_box",
+    "run_curves",
+    "run_exact",
+    "run_exact_suite",
+    "run_profiles",
+    "run_ptas",
+    "run_qap",
+    "run_sim_bench",
+]
+
+#: The suites, in the order ``run_bench("all")`` runs them.
+SUITES = ("heuristics", "exact", "qap", "sim", "curves")
+
+#: default time limit (seconds) per solve of the suites that take one
+DEFAULT_LIMITS = {"exact": 60.0, "qap": 2.0, "curves": 30.0}
+
+
+@dataclass
+class BenchTable:
+    """The rows of one suite, their text table, and whether every check passed."""
+
+    suite: str
+    rows: list
+    text: str
+    ok: bool
+
+
+def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5, limit: float | None = None,
+              progress=None) -> list[BenchTable]:
+    """Run one suite (or ``"all"``): one :class:`BenchTable` per suite that
+    produced rows (the ``sim`` suite has none without the NASA trace).
+
+    Parameters
+    ----------
+    suite : str
+        One of :data:`SUITES`, or ``"all"``.
+    quick : bool
+        Small instances (seconds per suite).
+    repeat : int
+        heuristics: runs of each side of a case, the best time kept.
+    limit : float, optional
+        Seconds per exact solve (default 60), per QAP run (2) or per
+        ordering search (30); not for the heuristics suite.
+    progress : callable, optional
+        Called with a short text before each case.
+
+    Raises
+    ------
+    ValueError
+        Unknown suite, ``repeat < 1``, a limit that is not positive or
+        given to the heuristics suite alone.
+    """
+    if suite != "all" and suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)} or all")
+    if repeat < 1:
+        raise ValueError(f"`repeat` must be at least 1, got {repeat}")
+    if limit is not None and suite == "heuristics":
+        raise ValueError("`limit` applies to the exact, qap, curves and all suites")
+    if limit is not None and not limit > 0:
+        raise ValueError(f"`limit` must be positive, got {limit}")
+    tables = []
+    for name in SUITES if suite == "all" else (suite,):
+        lim = limit if limit is not None else DEFAULT_LIMITS.get(name)
+        if name == "heuristics":
+            rows, text = run(quick=quick, repeat=repeat, progress=progress), format_table
+            ok = all(r.agree for r in rows)
+        elif name == "exact":
+            rows, text = run_exact_suite(quick=quick, limit=lim, progress=progress), format_table
+            ok = all(r.agree for r in rows)
+        elif name == "qap":
+            rows, text, ok = run_qap(quick=quick, limit=lim, progress=progress), format_qap_table, True
+        elif name == "sim":
+            rows, text = run_sim_bench(quick=quick, progress=progress), format_table
+            ok = all(r.agree for r in rows)
+        else:
+            rows, text = run_curves(quick=quick, limit=lim, progress=progress), format_curves_table
+            ok = all(r.ok for r in rows)
+        if rows:
+            tables.append(BenchTable(name, rows, text(rows), ok))
+    return tables

@@ -1,0 +1,71 @@
+"""The ``optalloc`` command line: a layer above the library.
+
+It calls public names only (each package's ``__all__``); the library never
+imports it. One module per command group: ``_ksubset`` (solve, gap),
+``_order`` (order), ``_qap`` (map, qap), ``_sim`` (simulate, certify,
+sweep), ``_bench`` (bench); ``_common`` holds what they share.
+
+Every command names its machine with ``--machine SPEC``
+(:func:`optalloc.machine.parse_machine`: ``16x16``, ``"8x8 torus"``,
+``torus:4x4``, a machine map, a network file); ``solve`` and ``gap`` also
+take a machine map as ``--map FILE`` or points as ``--points FILE``.
+
+Exit codes: 0 success, 1 no solution found (or a failed check), 2 bad
+input (one line on stderr, no traceback), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from optalloc import __version__
+
+from . import _bench, _ksubset, _order, _qap, _sim
+from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageError
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_NO_SOLUTION", "EXIT_OK", "UsageError", "build_parser", "main"]
+
+_Parser = Parser  # the name earlier code and tests import
+
+
+def build_parser() -> Parser:
+    """The ``optalloc`` argument parser with every subcommand."""
+    parser = Parser(prog="optalloc", description="Communication-aware processor allocation: exact and "
+                    "approximate solvers, with certificates.")
+    parser.add_argument("--version", action="version", version=f"optalloc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+    _ksubset.register(sub)
+    _bench.register(sub)
+    _order.register(sub)
+    _qap.register(sub)
+    _sim.register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run ``optalloc`` with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return args.func(args)
+    except (UsageError, ValueError) as exc:
+        print(f"optalloc: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # output piped into a reader that stopped (head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except OSError as exc:  # a file that exists, cannot be read or written
+        print(f"optalloc: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MemoryError:
+        print("optalloc: error: not enough memory for this instance; try a smaller one", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("optalloc: interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line(exc) -> str:
+    return " ".join(str(exc).split("\n"))

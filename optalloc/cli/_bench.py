@@ -1,0 +1,49 @@
+"""Subcommand ``optalloc bench``: the suites of :mod:`optalloc.bench`."""
+
+from __future__ import annotations
+
+import sys
+
+from optalloc.bench import SUITES, run_bench
+
+from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, print_json
+
+
+def cmd_bench(args) -> int:
+    if args.repeat < 1:
+        raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
+    if args.limit is not None and args.suite == "heuristics":
+        raise UsageError("--limit applies to --suite exact, qap, curves or all")
+    if args.limit is not None and not args.limit > 0:
+        raise UsageError(f"--limit must be positive, got {args.limit}")
+
+    def progress(name):
+        if not args.json:
+            print(f"running {name} ...", file=sys.stderr, flush=True)
+
+    tables = run_bench(args.suite, quick=args.quick, repeat=args.repeat, limit=args.limit, progress=progress)
+    if args.json:
+        print_json([r.to_dict() for t in tables for r in t.rows])
+    else:
+        print("\n\n".join(t.text for t in tables))
+    return EXIT_OK if all(t.ok for t in tables) else EXIT_NO_SOLUTION
+
+
+def register(sub) -> None:
+    """Add ``bench`` to the ``optalloc`` subparsers ``sub``."""
+    p = sub.add_parser("bench", help="performance figures as ratios against baselines",
+                       description="Time the solvers against baselines run in the same process.")
+    p.add_argument("--quick", action="store_true", help="small instances (seconds)")
+    p.add_argument("--repeat", type=int, default=5,
+                   help="repetitions of each side of a heuristics case (the best is kept; 3 s budget per side)")
+    p.add_argument("--suite", choices=(*SUITES, "all"), default="heuristics",
+                   help="heuristics (seconds, default), exact (the exact solver against the plain "
+                   "pairwise MIP: up to 2 x 9 x --limit seconds), qap (GRASP and tabu over 10 seeds on "
+                   "QAPLIB and mapping instances against scipy: about 15 minutes), sim (the NASA trace: "
+                   "simulation and certification, a few minutes), curves (reference values and order_graph "
+                   "against the curves: about 2 minutes) or all")
+    p.add_argument("--limit", type=float, metavar="S",
+                   help="time limit per exact solve (default 60), per QAP run (default 2) or per order_graph "
+                   "search (default 30)")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(func=cmd_bench)

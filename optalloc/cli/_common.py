@@ -1,0 +1,170 @@
+"""What every subcommand shares: exit codes, one-line errors, number
+formatting, JSON printing, output files (``--out``/``--force``) and the
+machine given by ``--machine``.
+
+The command line is a layer above the library: it imports public names
+only (those of each package's ``__all__``); the small generic helpers it
+needs beyond them are kept here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+
+import numpy as np
+
+from optalloc.machine import parse_machine
+
+EXIT_OK, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported in one line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one-line :class:`UsageError`."""
+
+    def error(self, message):  # one line instead of usage + message
+        raise UsageError(message)
+
+
+# ---------------------------------------------------------------- text
+
+
+def fmt(x) -> str:
+    """A number for a table: ``-`` for None, ``inf``, 6 significant digits."""
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return "inf"
+        return f"{x:.6g}"
+    return str(x)
+
+
+def print_rows(rows) -> None:
+    """A two-column table: names left-aligned, values after two spaces."""
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name.ljust(width)}  {value}")
+
+
+def print_json(obj) -> None:
+    """One JSON document on one line."""
+    print(json.dumps(obj))
+
+
+def read_text(path) -> str:
+    """The text of a UTF-8 file; a one-line ValueError when it cannot be read or is empty."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a directory, not a file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read file ({exc.__class__.__name__}: {exc})") from None
+    if not text.strip():
+        raise ValueError(f"{path}: file is empty")
+    return text
+
+
+# ---------------------------------------------------------------- options
+
+
+def parse_shape(text: str, option: str) -> tuple[int, ...]:
+    """``16x16`` or ``8x8x4`` as a tuple of positive sides."""
+    try:
+        shape = tuple(int(p) for p in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"{option} must look like 16x16 or 8x8x4, got {text!r}") from None
+    if not shape or min(shape) < 1:
+        raise UsageError(f"{option} must give positive sizes, got {text!r}")
+    return shape
+
+
+def check_positive(value, option: str) -> None:
+    """A positive number of seconds (or None)."""
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        raise UsageError(f"{option} must be positive, got {value}")
+
+
+def check_at_least_one(value, option: str) -> None:
+    """A count of at least 1 (or None)."""
+    if value is not None and value < 1:
+        raise UsageError(f"{option} must be at least 1, got {value}")
+
+
+def check_out(path, force: bool, *, option: str = "--out", exts=None, resume=None) -> str | None:
+    """Refuse an output file that exists without ``--force`` (or
+    ``--resume`` where it applies), a wrong extension or a missing folder,
+    before any work; return the lower-case extension (None without a path)."""
+    if path is None:
+        return None
+    ext = os.path.splitext(path)[1].lower()
+    if exts is not None and ext not in exts:
+        raise UsageError(f"{option} must end in {', '.join(exts)}, got {path!r}")
+    if os.path.exists(path) and not force and not resume:
+        raise UsageError(f"{path} exists; pass --force to overwrite it"
+                         + (" or --resume to continue it" if resume is not None else ""))
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option}: folder {folder} does not exist")
+    return ext
+
+
+def write_lines(path: str, lines, force: bool) -> None:
+    """Write ``lines`` (each ending in a newline) to ``path``, never over an
+    existing file without ``force``."""
+    check_out(path, force)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.writelines(lines)
+
+
+def point_text(p) -> str:
+    """Coordinates separated by one space, as in a points file."""
+    return " ".join(fmt(float(c)) for c in p)
+
+
+# ---------------------------------------------------------------- machines
+
+
+def load_machine(spec: str, *, option: str = "--machine", weight: str | None = None):
+    """The machine of ``--machine SPEC`` (:func:`optalloc.machine.parse_machine`),
+    with errors that name the option."""
+    try:
+        return parse_machine(spec, weight=weight)
+    except ValueError as exc:
+        message = str(exc)
+        if message.startswith("`machine` must be") and not os.path.exists(spec) and _looks_like_path(spec):
+            raise UsageError(f"{option} {spec}: no such file (nor a shape such as 16x16, "
+                             f"'8x8 torus' or torus:4x4)") from None
+        raise UsageError(f"{option}: {message.replace('`machine` ', '', 1)}") from None
+
+
+def _looks_like_path(spec: str) -> bool:
+    return os.sep in spec or "/" in spec or bool(os.path.splitext(spec)[1])
+
+
+def grid_machine(machine, option: str, command: str):
+    """``machine`` when it is a mesh (free nodes with L1 hop distances);
+    a UsageError for a torus or a network."""
+    if not machine.is_grid:
+        raise UsageError(f"{option}: {command} needs a mesh (nodes with coordinates), got {machine.describe()}")
+    if machine.is_torus:
+        raise UsageError(f"{option}: {command} measures hops on a mesh, without wrap-around links; "
+                         f"got {machine.describe()}")
+    return machine
+
+
+def rows_by_point(points: np.ndarray) -> dict[tuple, list[int]]:
+    """Row indices of each distinct point, in row order."""
+    index: dict[tuple, list[int]] = {}
+    for i, p in enumerate(map(tuple, points.tolist())):
+        index.setdefault(p, []).append(i)
+    return index

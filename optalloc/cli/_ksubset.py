@@ -1,0 +1,204 @@
+"""Subcommands ``optalloc solve`` and ``optalloc gap``: the k-subset problem
+on the free nodes of a machine or on a points file."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from optalloc.ksubset import METHODS, gap, method_options, solve
+from optalloc.machine import read_map, read_points
+
+from ._common import (
+    EXIT_NO_SOLUTION,
+    EXIT_OK,
+    UsageError,
+    check_out,
+    check_positive,
+    fmt,
+    grid_machine,
+    load_machine,
+    parse_shape,
+    point_text,
+    print_json,
+    print_rows,
+    rows_by_point,
+    write_lines,
+)
+
+#: solve option -> the flag that gives it
+FLAGS = {"time_limit": "--time-limit", "tie_break": "--tie-break", "request": "--request",
+         "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--progress"}
+
+
+def parse_tie_break(text: str | None):
+    """``default``, ``off`` or ``SR,AF,WF,BF`` as mc1x1 takes it."""
+    if text is None or text == "off":
+        return None
+    if text == "default":
+        return "default"
+    parts = text.split(",")
+    if len(parts) != 4:
+        raise UsageError(f"--tie-break must be 'default', 'off' or SR,AF,WF,BF, got {text!r}")
+    try:
+        return (int(parts[0]), *(float(p) for p in parts[1:]))
+    except ValueError:
+        raise UsageError(f"--tie-break must be 'default', 'off' or SR,AF,WF,BF with an integer SR, got {text!r}") from None
+
+
+def load_instance(args) -> tuple[np.ndarray, tuple[int, ...] | None]:
+    """Candidate points and mesh extent from ``--points`` (with ``--shape``),
+    ``--map`` or ``--machine`` (the free nodes of a mesh)."""
+    if args.points is not None:
+        pts = read_points(args.points)
+        shape = parse_shape(args.shape, "--shape") if getattr(args, "shape", None) else None
+        return pts, shape
+    if args.map is not None:
+        option, source, machine = "--map", args.map, read_map(args.map)
+    else:
+        option, source = "--machine", args.machine
+        machine = load_machine(args.machine)
+    grid_machine(machine, option, args.command)
+    if getattr(args, "shape", None):
+        raise UsageError(f"--shape is taken from {option}; give it only with --points")
+    pts = machine.free_points()
+    if len(pts) == 0:
+        raise UsageError(f"{option} {source}: the machine has no free node")
+    return pts.astype(np.float64), machine.shape
+
+
+def add_instance(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--points", metavar="FILE", help="points file: one point per line, '#' comments")
+    src.add_argument("--map", metavar="FILE", help="machine map: '.' free, any other character busy; "
+                     "the candidates are its free nodes")
+    src.add_argument("--machine", metavar="SPEC", help="a mesh whose free nodes are the candidates: a shape "
+                     "(16x16, 8x8x4; every node free) or a machine map file")
+
+
+# ---------------------------------------------------------------- solve
+
+
+def cmd_solve(args) -> int:
+    pts, shape = load_instance(args)
+    accepted = method_options(args.method)  # argparse checked the name
+    wanted = {
+        "time_limit": args.time_limit,
+        "shape": shape if (args.method == "mc1x1" or args.shape) else None,
+        "tie_break": parse_tie_break(args.tie_break),
+        "request": parse_shape(args.request, "--request") if args.request else None,
+        "ring_length": args.ring_length,
+        "m": args.strips,
+        "verbose": True if args.progress else None,
+    }
+    options = {}
+    for name, value in wanted.items():
+        if value is None:
+            continue
+        if name not in accepted:
+            raise UsageError(f"{FLAGS[name]} does not apply to method {args.method!r}")
+        options[name] = value
+    if args.method == "mc1x1" and "shape" not in options:
+        raise UsageError("method 'mc1x1' needs the mesh extent: use --map or --machine, or --shape with --points")
+    check_out(args.out, args.force)
+    result = solve(pts, args.k, method=args.method, **options)
+    if args.out and result.status in ("optimal", "feasible"):
+        write_lines(args.out, [point_text(p) + "\n" for p in result.points], args.force)
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        gap_text = f" (gap {100 * result.gap:.2f}%)" if result.gap is not None else ""
+        rows = [
+            ("method", result.method),
+            ("k", result.k),
+            ("objective", f"W = {fmt(result.objective)} (average {result.average:.4g} hops per pair)"),
+            ("bound", fmt(result.bound) + gap_text),
+            ("guarantee", fmt(result.guarantee)),
+            ("status", result.status),
+            ("termination", result.termination),
+            ("time", f"{result.runtime:.4f} s"),
+        ]
+        rows += [(k, fmt(v)) for k, v in result.extra.items()]
+        if result.message:
+            rows.append(("message", result.message))
+        print_rows(rows)
+        print("chosen:")
+        for p in result.points:
+            print("  " + point_text(p))
+    return EXIT_OK if result.status in ("optimal", "feasible") else EXIT_NO_SOLUTION
+
+
+# ---------------------------------------------------------------- gap
+
+
+def match_chosen(pts: np.ndarray, chosen: np.ndarray, path: str) -> np.ndarray:
+    """Row indices in ``pts`` of the points of ``chosen`` (a repeated point
+    takes the next copy); a UsageError naming the first point that is not free."""
+    if chosen.shape[1] != pts.shape[1]:
+        raise UsageError(f"{path}: points have {chosen.shape[1]} coordinates, the instance has {pts.shape[1]}")
+    index = rows_by_point(pts)
+    out = []
+    for j, p in enumerate(map(tuple, chosen.tolist())):
+        free = index.get(p)
+        if free is None:
+            raise UsageError(f"{path}: chosen point {j + 1} ({point_text(p)}) is not a free point of the instance")
+        if not free:
+            raise UsageError(f"{path}: chosen point {j + 1} ({point_text(p)}) is listed more often than it is free")
+        out.append(free.pop(0))
+    return np.array(out, dtype=np.int64)
+
+
+def cmd_gap(args) -> int:
+    check_positive(args.time_limit, "--time-limit")
+    pts, _ = load_instance(args)
+    chosen = match_chosen(pts, read_points(args.chosen), args.chosen)
+    rep = gap(pts, chosen, time_limit=args.time_limit if args.time_limit is not None else 10.0)
+    if args.json:
+        print_json(rep.to_dict())
+        return EXIT_OK
+    print_rows([
+        ("k", rep.k),
+        ("objective", f"W = {fmt(rep.objective)} (average {rep.average:.4g} hops per pair)"),
+        ("optimum", fmt(rep.upper) if rep.optimal else f"in [{fmt(rep.lower)}, {fmt(rep.upper)}]"),
+        ("ratio", fmt(rep.ratio_max) if rep.optimal else
+         f"between {fmt(rep.ratio_min)} and {fmt(rep.ratio_max)} (certified)"),
+        ("reference", f"{rep.reference.method}: W = {fmt(rep.reference.objective)}"),
+        ("bounds", ", ".join(f"{k} {fmt(v)}" for k, v in rep.bounds.items())),
+        ("time", f"{rep.runtime:.4f} s"),
+    ])
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- parsers
+
+
+def register(sub) -> None:
+    """Add ``solve`` and ``gap`` to the ``optalloc`` subparsers ``sub``."""
+    p = sub.add_parser("solve", help="choose k free processors of least total pairwise hop distance",
+                       description="Solve the k-subset min-sum-L1 problem on the free nodes of a mesh "
+                       "(--map, --machine) or on a points file (--points).")
+    add_instance(p)
+    p.add_argument("--k", type=int, required=True, help="number of processors to choose")
+    p.add_argument("--method", default="mm", choices=sorted(METHODS), metavar="NAME",
+                   help="one of: " + ", ".join(sorted(METHODS)) + " (default: mm)")
+    p.add_argument("--time-limit", type=float, metavar="S", help="seconds (methods that take a time limit)")
+    p.add_argument("--shape", metavar="WxH", help="mesh extent for --points input (mc1x1)")
+    p.add_argument("--tie-break", metavar="V", help="mc1x1: 'default', 'off' or SR,AF,WF,BF")
+    p.add_argument("--request", metavar="AxB", help="mc1x1: requested shape of shell 0 (MC)")
+    p.add_argument("--ring-length", type=float, metavar="L", help="line: circumference of a ring")
+    p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default min(k, 4))")
+    p.add_argument("--progress", action="store_true", help="exact: one line per cut round on standard error")
+    p.add_argument("--out", metavar="FILE", help="write the chosen points to FILE (a points file)")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("gap", help="how far a given allocation is from optimal",
+                       description="Evaluate an allocation against the optimum or proven bounds.")
+    add_instance(p)
+    p.add_argument("--chosen", metavar="FILE", required=True, help="the allocation, as a points file")
+    p.add_argument("--time-limit", type=float, metavar="S",
+                   help="seconds for the exact solver on large instances (default 10)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_gap)

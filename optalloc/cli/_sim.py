@@ -1,0 +1,286 @@
+"""Subcommands ``optalloc simulate``, ``certify`` and ``sweep`` (optalloc.sim).
+
+- ``optalloc simulate TRACE --machine 16x16``: replay a trace, print the summary;
+- ``optalloc certify [TRACE]``: situation/decision comparison of allocators
+  with the exact optimum of every decision (Bender et al. 2005, Table 1);
+  without a trace, the bundled ``instances/small.swf`` on an 8x4 mesh;
+- ``optalloc sweep CONFIG.toml``: a grid of simulations into SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from optalloc.sim import (
+    DEFAULT_ALLOCATORS,
+    SCHEDULERS,
+    Trace,
+    certify,
+    format_sweep,
+    load_sweep,
+    parse_allocator,
+    plot_gap_histogram,
+    read_sweep,
+    read_swf,
+    run_sweep,
+    simulate,
+)
+
+from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, check_out, fmt, load_machine, print_json, print_rows
+
+SCHEDULER_NAMES = tuple(SCHEDULERS)
+OUT_EXTS = (".csv", ".jsonl", ".json")
+
+
+def bundled_trace() -> Path:
+    """Path of the bundled example trace ``instances/small.swf``."""
+    import optalloc
+
+    return Path(optalloc.__file__).resolve().parents[1] / "instances" / "small.swf"
+
+
+def split_allocators(text: str) -> list[str]:
+    """Comma-separated allocator specs; a piece starting with a digit, a
+    sign or a dot continues the previous one (``mc1x1:tie=2,13,20,6``)."""
+    out: list[str] = []
+    for piece in text.split(","):
+        piece = piece.strip()
+        if out and (not piece or piece[0].isdigit() or piece[0] in "+-."):
+            out[-1] += "," + piece
+        elif piece:
+            out.append(piece)
+    if not out:
+        raise UsageError(f"--allocators must list at least one allocator, got {text!r}")
+    return out
+
+
+def empty_machine(args):
+    """The machine of ``--machine``; a trace starts on an empty machine, so
+    a machine map with busy nodes is refused."""
+    machine = load_machine(args.machine, weight=args.weight)
+    busy = machine.size - machine.n_free
+    if busy:
+        raise UsageError(f"--machine {args.machine}: {busy} busy nodes; {args.command} starts from an empty "
+                         f"machine (give a shape, or a map without busy nodes)")
+    return machine
+
+
+def load_trace(path, machine, args):
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: no such trace file")
+    if args.scale < 1:
+        raise UsageError(f"--scale must be a positive integer, got {args.scale}")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be positive, got {args.jobs}")
+    trace = read_swf(path, scale=args.scale, max_procs=machine.size, oversize=args.oversize)
+    if args.jobs is not None:
+        trace = Trace(trace.jobs[: args.jobs], max_procs=trace.max_procs, report=trace.report)
+    if len(trace) == 0:
+        raise UsageError(f"{path}: no job of the trace fits the machine")
+    return trace
+
+
+def seeded(spec: str, seed: int) -> str:
+    """'random' without a seed becomes 'random:seed=SEED', so runs repeat."""
+    return f"random:seed={seed}" if spec.strip().lower() == "random" else spec
+
+
+def progress_on(args) -> bool:
+    return bool(args.progress and not args.json)
+
+
+# ---------------------------------------------------------------- simulate
+
+
+def cmd_simulate(args) -> int:
+    machine = empty_machine(args)
+    ext = check_out(args.out, args.force, exts=OUT_EXTS)
+    allocator = parse_allocator(seeded(args.allocator, args.seed))  # bad names raise ValueError: exit 2
+    trace = load_trace(args.trace, machine, args)
+    res = simulate(trace, machine, scheduler=args.scheduler, allocator=allocator,
+                   kill_at_estimate=not args.full_runtime, progress=progress_on(args))
+    if ext == ".csv":
+        res.to_csv(args.out, overwrite=args.force)
+    elif ext is not None:
+        res.to_jsonl(args.out, overwrite=args.force)
+    if args.json:
+        print_json(res.to_dict())
+        return EXIT_OK
+    s = res.summary
+    rows = [
+        ("trace", f"{args.trace} ({trace.report.summary().splitlines()[0]})"),
+        ("machine", res.machine),
+        ("scheduler", res.scheduler),
+        ("allocator", res.allocator),
+        ("jobs", s.jobs),
+        ("utilisation", f"{100 * s.utilisation:.2f}%"),
+        ("makespan", f"{fmt(s.makespan)} s"),
+        ("mean wait", f"{fmt(s.mean_wait)} s"),
+        ("mean flow", f"{fmt(s.mean_flow)} s"),
+        ("mean slowdown", fmt(s.mean_slowdown)),
+        ("mean W", fmt(s.mean_W)),
+        ("mean avg L1", fmt(s.mean_avg_l1)),
+    ]
+    if s.tie_decisions is not None:
+        rows.append(("ties", f"{s.tie_decisions} decisions ({100 * s.tie_share:.1f}%), "
+                             f"{fmt(s.mean_tied)} tied per tie"))
+    rows.append(("time", f"{res.wall_time:.2f} s"))
+    if args.out:
+        rows.append(("written", args.out))
+    print_rows(rows)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- certify
+
+
+def cmd_certify(args) -> int:
+    path = args.trace
+    if path is None:
+        path = str(bundled_trace())
+        if not os.path.isfile(path):
+            raise UsageError(f"the bundled trace {path} is missing; give a TRACE file")
+    machine = empty_machine(args)
+    if args.resume and args.out is None:
+        raise UsageError("--resume continues the file of --out: give --out")
+    if args.resume and args.force:
+        raise UsageError("--resume continues the --out file and --force replaces it: give one of them")
+    check_out(args.out, args.force, exts=OUT_EXTS, resume=args.resume)
+    check_out(args.plot, args.force, option="--plot", exts=(".png", ".svg", ".pdf"))
+    names = split_allocators(args.allocators) if args.allocators else list(DEFAULT_ALLOCATORS)
+    names = [seeded(n, args.seed) for n in names]
+    driver = seeded(args.driver, args.seed)
+    for spec in [*names, driver]:
+        parse_allocator(spec)  # unknown names: ValueError, exit 2, before any work
+    if args.time_limit is not None and not 0 < args.time_limit < float("inf"):
+        raise UsageError(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
+    trace = load_trace(path, machine, args)
+    cert = certify(trace, machine, driver=driver, allocators=names, exact=not args.no_exact,
+                   time_limit=args.time_limit, scheduler=args.scheduler, progress=progress_on(args),
+                   kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
+                   resume=args.resume)
+    if args.plot:
+        plot_gap_histogram(cert, args.plot, overwrite=args.force)
+    bad = cert.check()
+    if args.json:
+        print_json({"trace": path, **cert.to_dict()})
+    else:
+        shown = os.path.relpath(path) if args.trace is None else path
+        shown = path if shown.startswith("..") else shown
+        print(f"certify: {shown}, {len(trace)} jobs, driver {cert.driver}")
+        print(cert.table())
+        for line in bad:
+            print(f"CHECK FAILED: {line}")
+        for what, p in (("decisions", args.out), ("plot", args.plot)):
+            if p:
+                print(f"{what} written to {p}")
+    if bad:
+        print(f"optalloc: {len(bad)} certified ratios break a bound or guarantee", file=sys.stderr)
+        return EXIT_NO_SOLUTION
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- sweep
+
+
+def cmd_sweep(args) -> int:
+    config = load_sweep(args.config)
+    db = args.db if args.db is not None else str(Path(args.config).with_suffix(".sqlite"))
+    if args.dry_run:
+        rows = read_sweep(db, config) if os.path.isfile(db) else [
+            {"index": c.index, "key": c.key, "trace": c.trace, "machine": c.machine, "scheduler": c.scheduler,
+             "allocator": c.allocator, "seed": c.seed, "status": "pending", "summary": None}
+            for c in config.configurations]
+        report = None
+    else:
+        try:
+            report = run_sweep(config, db, workers=args.workers, scheduler=args.scheduler, progress=args.progress)
+        except ImportError as exc:
+            raise UsageError(str(exc)) from None
+        rows = read_sweep(db, config)
+    if args.json:
+        print(json.dumps({"sweep": config.name, "db": db, "report": report.to_dict() if report else None,
+                          "configurations": [{k: v for k, v in r.items() if k != "spec"} for r in rows]}))
+    else:
+        print(format_sweep(rows))
+        if report is not None:
+            print(f"\n{report.total} configurations: {report.skipped} done before, {report.run} run, "
+                  f"{report.failed} failed ({report.wall_time:.1f} s); results in {db}")
+            for key, err in report.failures:
+                print(f"failed {key}: {err}")
+    return EXIT_NO_SOLUTION if report is not None and report.failed else EXIT_OK
+
+
+# ---------------------------------------------------------------- parsers
+
+
+def add_run_options(p, *, machine_default):
+    p.add_argument("--machine", default=machine_default, required=machine_default is None, metavar="SPEC",
+                   help="an empty machine: 16x16, 8x8x4, '8x8 torus', torus:8x8, a machine map without busy "
+                   "nodes or a network file" + (f" (default {machine_default})" if machine_default else ""))
+    p.add_argument("--weight", metavar="ATTR", help="network files: edge attribute holding link lengths")
+    p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, help="default easy")
+    p.add_argument("--scale", type=int, default=1, metavar="N",
+                   help="divide every job's processors by N, rounding up (Bender et al. ran NASA with 4)")
+    p.add_argument("--oversize", default="skip", choices=("skip", "clip", "error"),
+                   help="jobs larger than the machine (default skip; counted in the report)")
+    p.add_argument("--jobs", type=int, metavar="N", help="only the first N jobs of the trace")
+    p.add_argument("--full-runtime", action="store_true",
+                   help="run jobs their full run time instead of killing them at their estimate")
+    p.add_argument("--out", metavar="FILE", help="write per-job (per-decision) rows: .csv or .jsonl")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--progress", action="store_true", help="a progress line on standard error")
+    p.add_argument("--seed", type=int, default=0, help="seed of 'random' allocators given without one (default 0)")
+
+
+def register(sub) -> None:
+    """Add ``simulate``, ``certify`` and ``sweep`` to the ``optalloc`` subparsers ``sub``."""
+    p = sub.add_parser("simulate", help="replay a job trace on a machine with a scheduler and an allocator",
+                       description="Replay a Standard Workload Format trace on a mesh, torus or network and "
+                       "print the summary (jobs, utilisation, makespan, wait, locality, ties).")
+    p.add_argument("trace", metavar="TRACE", help="trace file (Standard Workload Format)")
+    p.add_argument("--allocator", default="mc1x1", metavar="SPEC",
+                   help="mc1x1, mc1x1:tie=default, mm, gen-alg, mm-inc, 1d:hilbert:best-fit, random, ... "
+                   "(default mc1x1)")
+    add_run_options(p, machine_default=None)
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("certify", help="certified optimality gaps of allocators along a trace",
+                       description="One allocator (the driver) places the jobs; at every decision the "
+                       "other allocators are run on the same free processors and compared with the "
+                       "exact optimum (situation/decision mode, Bender et al. 2005). Without TRACE: "
+                       "the bundled instances/small.swf on an 8x4 mesh.")
+    p.add_argument("trace", metavar="TRACE", nargs="?", help="trace file (default: the bundled small.swf)")
+    p.add_argument("--allocators", metavar="LIST",
+                   help="comma-separated allocators (default " + ",".join(DEFAULT_ALLOCATORS) + ")")
+    p.add_argument("--driver", default="mc1x1", metavar="SPEC", help="the allocator that places jobs "
+                   "(default mc1x1)")
+    p.add_argument("--time-limit", type=float, metavar="S",
+                   help="seconds per exact solve; a decision that runs out keeps its certified bracket")
+    p.add_argument("--no-exact", action="store_true", help="cheap lower bounds only (ratio intervals)")
+    p.add_argument("--plot", metavar="FILE", help="write the ratio histogram (.png, .svg or .pdf)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the --out file of an earlier, interrupted run (rows are written as they "
+                   "are certified): its decisions are not solved again")
+    add_run_options(p, machine_default="8x4")
+    p.set_defaults(func=cmd_certify)
+
+    p = sub.add_parser(
+        "sweep", help="run a grid of trace simulations into an SQLite file (resumable)",
+        description="Run every configuration (trace x machine x scheduler x allocator x seed) of a TOML sweep "
+                    "description that the database does not hold yet, then print a table of results. "
+                    "The database is appended to, never cleared; an interrupted sweep resumes where it stopped. "
+                    "Exit code 1 when a configuration failed (rerunning retries it).")
+    p.add_argument("config", metavar="CONFIG.toml", help="sweep description (see docs/sweeps.md)")
+    p.add_argument("--db", metavar="FILE", help="SQLite results file (default: CONFIG with suffix .sqlite)")
+    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count; 1: "
+                                                            "in this process)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler's workers")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.add_argument("--progress", action="store_true", help="a line on stderr per finished configuration")
+    p.add_argument("--dry-run", action="store_true", help="list the configurations and their status; run nothing")
+    p.set_defaults(func=cmd_sweep)
