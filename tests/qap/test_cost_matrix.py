@@ -286,7 +286,7 @@ def test_shape_validation(shape):
 
 
 def test_torus_flags_validation():
-    with pytest.raises(ValueError, match="`torus` must be a bool or one flag per axis"):
+    with pytest.raises(ValueError, match="`torus` must be a bool or one bool per axis"):
         Machine((4, 4), torus=(True,))
 
 

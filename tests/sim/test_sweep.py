@@ -175,7 +175,7 @@ BAD = [
     ("[sweep]\ntraces = [{path = 'tiny.swf', scael = 2}]\nmachines = ['8x4']\n", r"traces\[0\]: unknown key 'scael'"),
     ("[sweep]\ntraces = [{path = 'tiny.swf', scale = 0}]\nmachines = ['8x4']\n", r"`scale` must be a positive"),
     ("[sweep]\ntraces = [{path = 'tiny.swf', oversize = 'drop'}]\nmachines = ['8x4']\n", r"traces\[0\]: `oversize`"),
-    ("[sweep]\ntraces = ['tiny.swf']\nmachines = ['8x4', '8by4']\n", r"machines\[1\]: `machine` must look like"),
+    ("[sweep]\ntraces = ['tiny.swf']\nmachines = ['8x4', '8by4']\n", r"machines\[1\]: `machine` must be a shape"),
     ("[sweep]\ntraces = ['tiny.swf']\nmachines = []\n", r"machines: must not be empty"),
     ("[sweep]\ntraces = ['tiny.swf']\nmachines = ['8x4']\nschedulers = ['sjf']\n", r"schedulers\[0\]: must be one of"),
     ("[sweep]\ntraces = ['tiny.swf']\nmachines = ['8x4']\nallocators = ['mc2x2']\n",
