@@ -46,7 +46,7 @@ from ._allocators import (
     parse_allocator,
 )
 from ._certify import DEFAULT_ALLOCATORS, certify
-from ._certify_result import AllocatorSummary, Certification, DecisionRow, SizeSummary
+from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
 from ._machine import Machine, parse_machine
 from ._metrics import (
@@ -57,6 +57,7 @@ from ._metrics import (
     summarise,
 )
 from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine
+from ._rows import DecisionRow
 from ._schedulers import EASY, FCFS, SCHEDULERS, Conservative, Scheduler, make_scheduler
 from ._simulate import Decision, SimulationResult, simulate
 from ._swf import Job, Trace, TraceReport, read_swf, write_swf

@@ -44,8 +44,9 @@ import numpy as np
 from .. import ksubset
 from ._allocators import Allocator, KSubsetAllocator, parse_allocator
 from ._certify_files import _RowFile
-from ._certify_result import TOL, AllocatorSummary, Certification, DecisionRow, SizeSummary
+from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._machine import Machine, parse_machine
+from ._rows import TOL, DecisionRow
 from ._simulate import _as_allocation, progress_printer, simulate
 from ._swf import Trace
 
@@ -275,7 +276,7 @@ class _Certifier:
             compare_seconds=self.compare_seconds, wall_time=_time.perf_counter() - wall0,
             resumed=sum(r.index in self.stored for r in self.rows))
         if self.writer is not None:
-            self.writer.finish(cert)
+            self.writer.finish(cert.to_dict())
         return cert
 
     def on_decision(self, d) -> None:

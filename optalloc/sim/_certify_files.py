@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ._certify_result import Certification, DecisionRow
+from ._rows import DecisionRow, _row_dict
 
 
 def _open_new(path, overwrite):
@@ -26,24 +23,12 @@ def _open_new(path, overwrite):
     return open(path, "w", encoding="utf-8", newline="")
 
 
-def _num(x):
-    """JSON-safe number (inf becomes None)."""
-    return None if x is None or not math.isfinite(x) else x
-
-
 def _csv_head(names) -> list[str]:
     head = ["index", "job_id", "time", "k", "n_free", "lower", "upper", "status", "best", "cached",
             "exact_seconds"]
     for n in names:
         head += [f"W[{n}]", f"ratio_low[{n}]", f"ratio_high[{n}]"]
     return head
-
-
-def _row_dict(r: DecisionRow, names) -> dict:
-    return {"index": r.index, "job_id": r.job_id, "time": r.time, "k": r.k, "n_free": r.n_free,
-            "lower": r.lower, "upper": r.upper, "status": r.status, "best": list(r.best(names)),
-            "cached": r.cached, "exact_seconds": r.exact_seconds, "W": dict(zip(names, r.W)),
-            "ratio": {n: [_num(lo), _num(hi)] for n, (lo, hi) in zip(names, r.ratios())}}
 
 
 @dataclass(frozen=True)
@@ -151,10 +136,10 @@ class _RowFile:
             self.fh.write(json.dumps(_row_dict(r, self.names)) + "\n")
         self.fh.flush()
 
-    def finish(self, cert: Certification) -> None:
-        """End a JSON-lines file with the run's summary."""
+    def finish(self, summary: dict) -> None:
+        """End a JSON-lines file with the run's summary (``Certification.to_dict()``)."""
         if self.csv is None:
-            self.fh.write(json.dumps({"summary": cert.to_dict()}) + "\n")
+            self.fh.write(json.dumps({"summary": summary}) + "\n")
 
     def close(self) -> None:
         self.fh.close()

@@ -15,83 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._table import text_table
-from ._certify_files import _num, _row_dict, _RowFile
+from ._certify_files import _RowFile
+from ._rows import TOL, DecisionRow, _num, _row_dict
 from ._simulate import SimulationResult
 
 __all__ = ["AllocatorSummary", "Certification", "DecisionRow", "SizeSummary"]
-
-#: Relative tolerance of the ratio checks and of "optimal" in the summaries.
-TOL = 1e-9
-
-
-def _ratio(w: float, lower: float, upper: float) -> tuple[float, float]:
-    """Certified interval of W / OPT for OPT in [lower, upper]."""
-    if upper <= 0:  # OPT = 0 (k = 1): every allocator is optimal
-        return (1.0, 1.0) if w <= 0 else (math.inf, math.inf)
-    hi = w / lower if lower > 0 else math.inf
-    return w / upper, hi
-
-
-@dataclass(frozen=True)
-class DecisionRow:
-    """One allocation decision of the driver and what every allocator made of it.
-
-    Attributes
-    ----------
-    index : int
-        Decision number, in start order.
-    job_id : int
-    time : float
-        Simulated start time.
-    k, n_free : int
-        Processors requested; free nodes before the placement.
-    W : tuple of float
-        W of each allocator, in the order of :attr:`Certification.names`.
-    guarantee : tuple of float or None
-        Worst-case factor each allocator's method reports for this k.
-    lower, upper : float
-        The optimum lies in ``[lower, upper]``; equal when proven.
-    status : str
-        ``"optimal"`` (proven), ``"time_limit"`` (bracket from a stopped
-        exact solve) or ``"bracket"`` (cheap bounds only).
-    exact_seconds : float
-        Time of the exact solve (0 without one).
-    cached : bool
-        The exact optimum came from the session's cache.
-    """
-
-    index: int
-    job_id: int
-    time: float
-    k: int
-    n_free: int
-    W: tuple
-    guarantee: tuple
-    lower: float
-    upper: float
-    status: str
-    exact_seconds: float = 0.0
-    cached: bool = False
-
-    @property
-    def proven(self) -> bool:
-        """The optimum of this decision is proven."""
-        return self.status == "optimal"
-
-    @property
-    def optimum(self) -> float | None:
-        """The proven optimum, or None when only a bracket is known."""
-        return self.upper if self.proven else None
-
-    def ratios(self) -> list[tuple[float, float]]:
-        """Certified interval of W / OPT of each allocator."""
-        return [_ratio(w, self.lower, self.upper) for w in self.W]
-
-    def best(self, names) -> tuple[str, ...]:
-        """Names of the allocators with the least W on this decision."""
-        low = min(self.W)
-        return tuple(n for n, w in zip(names, self.W) if w <= low + TOL * max(1.0, low))
-
 
 @dataclass(frozen=True)
 class AllocatorSummary:
@@ -366,4 +294,4 @@ class Certification:
         with _RowFile(path, self.names, overwrite=overwrite, kind="jsonl") as out:
             for r in self.rows:
                 out.write(r)
-            out.finish(self)
+            out.finish(self.to_dict())

@@ -27,11 +27,9 @@ Modules, one per concern: ``_spec`` (configuration types, validation and
 grid expansion), ``_toml`` (reading TOML), ``_store`` (the SQLite store,
 writing and reading back), ``_worker`` (simulating one configuration),
 ``_run`` (the local runner and resuming), ``_dask`` (the Dask path),
-``_report`` (the run report and the results table), ``_cli`` (the
-``optalloc sweep`` subcommand).
+``_report`` (the run report and the results table).
 """
 
-from ._cli import register_sweep
 from ._report import SweepReport, format_sweep
 from ._run import run_sweep
 from ._spec import Configuration, SweepConfig, make_sweep
@@ -47,6 +45,5 @@ __all__ = [
     "make_sweep",
     "read_jobs",
     "read_sweep",
-    "register_sweep",
     "run_sweep",
 ]

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from . import _worker
-from ._dask import _DaskClient, _dask_client, _execute_dask
+from ._dask import _dask_client, _DaskClient, _execute_dask
 from ._report import SweepReport
 from ._spec import SweepConfig
 from ._store import _connect, _register_configs, _write_result
