@@ -38,7 +38,8 @@ from ._boxsearch import AVAILABLE as BOX_SEARCH_AVAILABLE
 from ._boxsearch import search_box
 from ._common import weight
 from ._cuboid import cuboid_optimum
-from ._exact import ExactSession, exact
+from ._exact import exact
+from ._session import ExactSession
 from ._gap import GapReport, gap
 from ._line import line
 from ._mc import mc1x1

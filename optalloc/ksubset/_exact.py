@@ -39,8 +39,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
@@ -50,19 +48,20 @@ from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 from ._common import (
     is_integral,
     make_result,
-    rows_by_point,
     validate_k,
     validate_points,
     validate_positive,
 )
-from ._cutloop import Bracket, ExactOptions, ExactProblem, _cut_loop
+from ._cutloop import _cut_loop
 from ._line import line
 from ._median import gen_alg, mm, mm_inc
 from ._profile import _bound as _profile_bound
 from ._profile import _search as _profile_search
 from ._profile import _setup as _profile_setup
 from ._race import ProfileRace
+from ._session import ExactSession
 from ._small import brute, k3
+from ._state import Bracket, ExactOptions, ExactProblem
 
 FORMULATIONS = ("auto", "pairwise", "glover", "axis", "qp")
 
@@ -86,96 +85,6 @@ _LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.05, 5.0
 _BOX_FILL, _BOX_NODES, _BOX_NODES_PER_SECOND = 0.9, 400_000, 40_000
 #: the same for 3D points (cuboid_optimum)
 _BOX_NODES_3D, _BOX_NODES_3D_PER_SECOND = 60_000, 3_000
-
-
-class _Cached(NamedTuple):
-    """A result in an :class:`ExactSession`'s cache: the points of the set,
-    the bound of a bracket (None when optimal) and the time limit that left
-    it."""
-
-    points: list
-    bound: float | None
-    time_limit: float | None
-
-
-@dataclass
-class ExactSession:
-    """State carried from one exact solve to the next on the same machine.
-
-    Triangle inequalities depend only on three points, not on k or on the
-    other points, so the cuts found binding in one decision are valid in the
-    next; the session stores them by point coordinates and seeds later LPs
-    with those whose three points are all present.  Results are cached by
-    (free set, k): an optimum for every later call, a bracket left by a time
-    limit for later calls with no more time than it had.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from optalloc.ksubset import exact, ExactSession
-    >>> from optalloc.bench import half_free_mesh
-    >>> session = ExactSession()
-    >>> pts = half_free_mesh(8, 8, seed=1)
-    >>> a = exact(pts, 10, warm_start=session)
-    >>> b = exact(pts[1:], 10, warm_start=session)
-    >>> a.status, b.status, b.extra["seeded_cuts"] >= 0
-    ('optimal', 'optimal', True)
-    """
-
-    max_cuts: int = 20000
-    cuts: dict = field(default_factory=dict)
-    cache: dict = field(default_factory=dict)
-    hits: int = 0
-
-    def _key(self, points: np.ndarray, k: int):
-        """Cache key of (free set, k), whatever the order of the points."""
-        order = np.lexsort(points.T[::-1])
-        return points[order].tobytes(), points.shape, k
-
-    def _answer(self, key, pts: np.ndarray, time_limit: float | None, start: float):
-        """The cached result of ``key`` for a call with ``time_limit``, or None.
-
-        An optimum always serves; a bracket serves a call with no more time
-        (the same solve would run out again), and is returned as it was."""
-        hit = self.cache.get(key)
-        if hit is None or not (hit.bound is None or (time_limit is not None and time_limit <= hit.time_limit)):
-            return None
-        self.hits += 1
-        where = rows_by_point(pts)
-        idx = [where[p].pop(0) for p in hit.points]  # repeated points take successive rows
-        if hit.bound is None:
-            return make_result(pts, idx, method="exact", start=start, termination="optimal", message="cached",
-                               extra={"phase": "cache"}, exact=True)
-        return make_result(pts, idx, method="exact", start=start, termination="time_limit", bound=hit.bound,
-                           message=f"cached bracket of a solve that ran out of its {hit.time_limit:g} s",
-                           extra={"phase": "cache"}, exact=True)
-
-    def _keep(self, key, res, time_limit: float | None, rel_gap: float) -> None:
-        """Cache ``res`` under ``key``: an optimum, or a bracket left by
-        ``time_limit`` (without a requested gap)."""
-        if res.status == "optimal":
-            self.cache[key] = _Cached([tuple(p) for p in res.points], None, None)
-        elif res.termination == "time_limit" and rel_gap == 0:
-            self.cache[key] = _Cached([tuple(p) for p in res.points], res.bound, time_limit)
-
-    def remember(self, points: np.ndarray, triples: np.ndarray) -> None:
-        for t in triples:
-            key = tuple(map(tuple, points[t]))
-            self.cuts[key] = self.cuts.get(key, 0) + 1
-        if len(self.cuts) > self.max_cuts:  # keep the most often binding
-            keep = sorted(self.cuts.items(), key=lambda kv: -kv[1])[: self.max_cuts // 2]
-            self.cuts = dict(keep)
-
-    def seeds(self, points: np.ndarray) -> np.ndarray:
-        if not self.cuts:
-            return np.empty((0, 3), dtype=np.intp)
-        where = {tuple(p): i for i, p in enumerate(points)}
-        out = []
-        for key in self.cuts:
-            idx = [where.get(p) for p in key]
-            if None not in idx and len(set(idx)) == 3:  # repeated points share a key
-                out.append(idx)
-        return np.array(out, dtype=np.intp).reshape(-1, 3)
 
 
 def _screen(pts, k, start):
@@ -275,9 +184,10 @@ def exact(
 
     Examples
     --------
+    >>> import numpy as np
     >>> from optalloc.ksubset import exact, brute
-    >>> from optalloc.bench import half_free_mesh
-    >>> pts = half_free_mesh(6, 6, seed=3)
+    >>> cells = np.array([(x, y) for y in range(6) for x in range(6)])
+    >>> pts = cells[np.sort(np.random.default_rng(3).choice(36, 18, replace=False))]  # half free
     >>> r = exact(pts, 6)
     >>> r.status, r.objective == brute(pts, 6).objective
     ('optimal', True)

@@ -18,9 +18,9 @@ import numpy as np
 from ._profile import _search as _profile_search
 
 if TYPE_CHECKING:
-    from ._cutloop import Bracket, ExactProblem
     from ._pairlp import _PairLP
     from ._profile import ProfileGrid
+    from ._state import Bracket, ExactProblem
 
 
 class ProfileRace:
