@@ -42,12 +42,7 @@ span are in module ``_ranks`` (:func:`~optalloc.curves.allocate_ranks`).
 
 from __future__ import annotations
 
-import time
-
-from .._subset import subset_result
-from .._validate import validate_k
 from ._ordering1d import _as_ordering
-from ._ranks import _choose, _span_sorted, _validate_strategy
 
 __all__ = ["allocate_1d", "best_fit", "first_fit", "free_list", "sum_of_squares"]
 
@@ -135,37 +130,7 @@ def allocate_1d(points, k, *, order, strategy="best-fit", ring=False):
     >>> r.indices.tolist(), r.objective
     ([1, 2, 3, 4], 14.0)
     """
-    t0 = time.perf_counter()
-    strategy = _validate_strategy(strategy)
-    ordering = _as_ordering(order)
-    pts, r, by_rank = ordering._free_ranks(points)
-    k = validate_k(k, len(r))
-    ring = bool(ring)
-    a = _choose(r, k, ordering.n_ranks, strategy, ring)
-    n_ranks = ordering.n_ranks
-    lin = int(a.ranks[-1] - a.ranks[0] + 1)
-    rin = _span_sorted(a.ranks, n_ranks, True)
-    if a.fallback:
-        how = f"no run of {k} free ranks; minimum-span allocation"
-    elif a.run_length is not None:
-        how = f"run of {a.run_length} free ranks"
-    else:
-        how = "first free ranks"
-    extra = {
-        "ranks": a.ranks,
-        "start": a.start,
-        "span": a.span,
-        "linear_span": lin,
-        "ring_span": rin,
-        "contiguous": bool(a.contiguous),
-        "fallback": a.fallback,
-        "run_length": a.run_length,
-        "strategy": strategy,
-        "ring": ring,
-        "n_ranks": n_ranks,
-    }
-    message = f"{strategy}: {how} starting at rank {a.start}, span {a.span}"
-    return subset_result(pts, by_rank[a.positions], method=strategy, start=t0, message=message, extra=extra)
+    return _as_ordering(order).allocate(points, k, strategy=strategy, ring=ring)
 
 
 def free_list(points, k, *, order, ring=False):

@@ -10,10 +10,13 @@ allocates many times on one machine builds it once; the allocators of
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
-from .._validate import validate_points
+from .._subset import subset_result
+from .._validate import validate_k, validate_points
+from ._ranks import _choose, _span_sorted, _validate_strategy
 
 __all__ = ["Ordering1D"]
 
@@ -164,9 +167,36 @@ class Ordering1D:
 
         Same as :func:`~optalloc.curves.allocate_1d` with ``order=self``.
         """
-        from ._alloc1d import allocate_1d
-
-        return allocate_1d(points, k, order=self, strategy=strategy, ring=ring)
+        t0 = time.perf_counter()
+        strategy = _validate_strategy(strategy)
+        pts, r, by_rank = self._free_ranks(points)
+        k = validate_k(k, len(r))
+        ring = bool(ring)
+        n_ranks = self.n_ranks
+        a = _choose(r, k, n_ranks, strategy, ring)
+        lin = int(a.ranks[-1] - a.ranks[0] + 1)
+        rin = _span_sorted(a.ranks, n_ranks, True)
+        if a.fallback:
+            how = f"no run of {k} free ranks; minimum-span allocation"
+        elif a.run_length is not None:
+            how = f"run of {a.run_length} free ranks"
+        else:
+            how = "first free ranks"
+        extra = {
+            "ranks": a.ranks,
+            "start": a.start,
+            "span": a.span,
+            "linear_span": lin,
+            "ring_span": rin,
+            "contiguous": bool(a.contiguous),
+            "fallback": a.fallback,
+            "run_length": a.run_length,
+            "strategy": strategy,
+            "ring": ring,
+            "n_ranks": n_ranks,
+        }
+        message = f"{strategy}: {how} starting at rank {a.start}, span {a.span}"
+        return subset_result(pts, by_rank[a.positions], method=strategy, start=t0, message=message, extra=extra)
 
     # -- internals ---------------------------------------------------------
 
