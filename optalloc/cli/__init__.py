@@ -26,8 +26,6 @@ from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageErr
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NO_SOLUTION", "EXIT_OK", "UsageError", "build_parser", "main"]
 
-_Parser = Parser  # the name earlier code and tests import
-
 
 def build_parser() -> Parser:
     """The ``optalloc`` argument parser with every subcommand."""
