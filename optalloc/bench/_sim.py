@@ -100,14 +100,14 @@ def run_sim_bench(*, quick=False, progress=None, baseline_jobs=None) -> list[Ben
     plain = certify(head, "8x4", driver="mc1x1", allocators=names, cache=False)
     same = [(r.W, r.lower, r.upper) for r in plain.rows] == [(r.W, r.lower, r.upper) for r in cached.rows]
     rows.append(BenchRow(f"certify, first {len(head)} jobs ({cached.cache_hits} cache hits)",
-                         f"NASA / 4, 8x4 mesh, EASY, {len(names)} allocators", cached.wall_time,
-                         "caches off", plain.wall_time, same and not cached.check()))
+                         f"NASA / 4, 8x4 mesh, EASY, {len(names)} allocators", cached.runtime,
+                         "caches off", plain.runtime, same and not cached.check()))
     if len(trace) > len(head):
         _note(progress, f"certify, all {len(trace)} jobs (cached)")
         cert = certify(trace, "8x4", driver="mc1x1", allocators=names)
-        factor = plain.wall_time / cached.wall_time
+        factor = plain.runtime / cached.runtime
         rows.append(BenchRow(f"certify ({cert.n_proven}/{len(cert)} proven, {cert.cache_hits} cache hits)",
                              f"NASA / 4, {len(trace)} jobs, 8x4 mesh, EASY, {len(names)} allocators",
-                             cert.wall_time, f"caches off, estimated (x{factor:.2f} as on the first rows)",
-                             cert.wall_time * factor, not cert.check()))
+                             cert.runtime, f"caches off, estimated (x{factor:.2f} as on the first rows)",
+                             cert.runtime * factor, not cert.check()))
     return rows

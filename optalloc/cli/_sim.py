@@ -127,7 +127,7 @@ def cmd_simulate(args) -> int:
     if s.tie_decisions is not None:
         rows.append(("ties", f"{s.tie_decisions} decisions ({100 * s.tie_share:.1f}%), "
                              f"{fmt(s.mean_tied)} tied per tie"))
-    rows.append(("time", f"{res.wall_time:.2f} s"))
+    rows.append(("time", f"{res.runtime:.2f} s"))
     if args.out:
         rows.append(("written", args.out))
     print_rows(rows)
@@ -208,7 +208,7 @@ def cmd_sweep(args) -> int:
         print(format_sweep(rows))
         if report is not None:
             print(f"\n{report.total} configurations: {report.skipped} done before, {report.run} run, "
-                  f"{report.failed} failed ({report.wall_time:.1f} s); results in {db}")
+                  f"{report.failed} failed ({report.runtime:.1f} s); results in {db}")
             for key, err in report.failures:
                 print(f"failed {key}: {err}")
     return EXIT_NO_SOLUTION if report is not None and report.failed else EXIT_OK

@@ -273,7 +273,7 @@ class _Certifier:
         cert = Certification(
             tuple(self.rows), p.names, p.driver.name, sim, exact=p.exact, time_limit=p.time_limit,
             cache_hits=self.session.hits if self.session is not None else 0, exact_seconds=self.exact_seconds,
-            compare_seconds=self.compare_seconds, wall_time=_time.perf_counter() - wall0,
+            compare_seconds=self.compare_seconds, runtime=_time.perf_counter() - wall0,
             resumed=sum(r.index in self.stored for r in self.rows))
         if self.writer is not None:
             self.writer.finish(cert.to_dict())

@@ -116,7 +116,7 @@ class Certification:
         Seconds per exact solve.
     cache_hits : int
         Decisions answered from the exact solver's cache.
-    exact_seconds, compare_seconds, wall_time : float
+    exact_seconds, compare_seconds, runtime : float
         Time in the exact solver, in the other allocators, and in all
         (this run only: decisions read back from a resumed file add none).
     resumed : int
@@ -133,7 +133,7 @@ class Certification:
     cache_hits: int = 0
     exact_seconds: float = 0.0
     compare_seconds: float = 0.0
-    wall_time: float = field(default=0.0, compare=False)
+    runtime: float = field(default=0.0, compare=False)
     resumed: int = 0
 
     # ------------------------------------------------------------ access
@@ -256,7 +256,7 @@ class Certification:
                                                          if self.resumed else ""))
         else:
             lines.append(f"cheap bounds only: {self.n_proven}/{n} decisions proven")
-        lines.append(f"total time: {self.wall_time:.2f} s on {self.simulation.machine}, "
+        lines.append(f"total time: {self.runtime:.2f} s on {self.simulation.machine}, "
                      f"scheduler {self.simulation.scheduler}")
         return "\n".join(lines)
 
@@ -270,7 +270,7 @@ class Certification:
                 "scheduler": self.simulation.scheduler, "decisions": len(self.rows),
                 "proven": self.n_proven, "exact": self.exact, "time_limit": self.time_limit,
                 "cache_hits": self.cache_hits, "resumed": self.resumed, "exact_seconds": self.exact_seconds,
-                "compare_seconds": self.compare_seconds, "wall_time": self.wall_time,
+                "compare_seconds": self.compare_seconds, "runtime": self.runtime,
                 "summary": [{k: _num(v) if isinstance(v, float) else v for k, v in s.to_dict().items()}
                             for s in self.summary()],
                 "by_size": [{k: _num(v) if isinstance(v, float) else v for k, v in s.to_dict().items()}

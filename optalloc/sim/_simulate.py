@@ -99,7 +99,7 @@ class SimulationResult:
     kill_at_estimate : bool
     trace_report : TraceReport
         How the trace was read.
-    wall_time : float
+    runtime : float
         Seconds the simulation took.
     """
 
@@ -110,7 +110,7 @@ class SimulationResult:
     allocator: str
     kill_at_estimate: bool
     trace_report: TraceReport = field(compare=False, repr=False)
-    wall_time: float = field(default=0.0, compare=False)
+    runtime: float = field(default=0.0, compare=False)
 
     def column(self, name: str) -> np.ndarray:
         """One record field for every job, as an array (None becomes NaN)."""
@@ -125,7 +125,7 @@ class SimulationResult:
         """Plain-Python view of everything but the records."""
         return {"machine": self.machine, "scheduler": self.scheduler, "allocator": self.allocator,
                 "kill_at_estimate": self.kill_at_estimate, "summary": self.summary.to_dict(),
-                "trace_report": self.trace_report.to_dict(), "wall_time": self.wall_time}
+                "trace_report": self.trace_report.to_dict(), "runtime": self.runtime}
 
     def to_csv(self, path, *, overwrite=False) -> None:
         """Write the records as CSV (never replaces a file without ``overwrite``)."""

@@ -32,7 +32,7 @@ class SweepReport:
         the next run.
     failures : tuple of (str, str)
         Key and error message of each failure.
-    wall_time : float
+    runtime : float
         Seconds.
     """
 
@@ -43,7 +43,7 @@ class SweepReport:
     run: int
     failed: int
     failures: tuple = ()
-    wall_time: float = field(default=0.0, compare=False)
+    runtime: float = field(default=0.0, compare=False)
 
     def to_dict(self) -> dict:
         """Plain-Python view (JSON-ready)."""

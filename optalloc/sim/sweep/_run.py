@@ -197,4 +197,4 @@ def _run(config, db, executor, progress, t0):
         conn.close()
     return SweepReport(config.name, os.fspath(db), total=len(config), skipped=skipped + counts["skipped"],
                        run=counts["ok"], failed=counts["failed"], failures=tuple(failures),
-                       wall_time=time.perf_counter() - t0)
+                       runtime=time.perf_counter() - t0)
