@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optalloc._table import text_table
+
 
 @dataclass
 class BenchRow:
@@ -47,24 +49,6 @@ class BenchRow:
 
     def to_dict(self) -> dict:
         return {**self.__dict__, "ratio": self.ratio}
-
-
-def text_table(head, body) -> str:
-    """Left-aligned columns two spaces apart, a dashed rule under ``head``.
-
-    Examples
-    --------
-    >>> print(text_table(("a", "bb"), [(1, "x"), (22, "y")]))
-    a   bb
-    --  --
-    1   x
-    22  y
-    """
-    rows = [[str(c) for c in row] for row in [head, *body]]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def format_table(rows: list[BenchRow]) -> str:

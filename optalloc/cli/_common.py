@@ -2,9 +2,9 @@
 formatting, JSON printing, output files (``--out``/``--force``) and the
 machine given by ``--machine``.
 
-The command line is a layer above the library: it imports public names
-only (those of each package's ``__all__``); the small generic helpers it
-needs beyond them are kept here.
+The command line is a layer above the library: it imports the public names
+of each package (those of its ``__all__``) and the shared core modules
+(``optalloc._text``, ``optalloc._table``), never a package's private module.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from optalloc._text import read_text  # noqa: F401 (the commands read their files with it)
 from optalloc.machine import parse_machine
 
 EXIT_OK, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
@@ -56,22 +57,6 @@ def print_rows(rows) -> None:
 def print_json(obj) -> None:
     """One JSON document on one line."""
     print(json.dumps(obj))
-
-
-def read_text(path) -> str:
-    """The text of a UTF-8 file; a one-line ValueError when it cannot be read or is empty."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a directory, not a file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read file ({exc.__class__.__name__}: {exc})") from None
-    if not text.strip():
-        raise ValueError(f"{path}: file is empty")
-    return text
 
 
 # ---------------------------------------------------------------- options

@@ -22,6 +22,7 @@ from ._common import (
     print_rows,
 )
 
+
 def plain(v):
     """A node label for JSON (coordinate tuples become lists)."""
     return list(v) if isinstance(v, tuple) else v
