@@ -134,3 +134,22 @@ def rank_weight_table(n, weights=None, *, ring: bool = False) -> np.ndarray:
     out = table[r].astype(np.float64)
     out[0] = 0.0
     return out
+
+
+def validate_nodes(nodes, n: int, *, name: str = "nodes", length: int | None = None) -> np.ndarray:
+    """``nodes`` as a 1-D int array of distinct ids in 0..n-1; a one-line
+    ValueError naming ``name`` otherwise."""
+    a = np.asarray(nodes)
+    if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
+        raise ValueError(f"`{name}` must be a 1-D sequence of integer node ids")
+    if length is not None and len(a) != length:
+        raise ValueError(f"`{name}` must hold {length} node ids, got {len(a)}")
+    if len(a) == 0:
+        raise ValueError(f"`{name}` must hold at least one node id")
+    if a.min() < 0 or a.max() >= n:
+        bad = a[(a < 0) | (a >= n)][0]
+        raise ValueError(f"`{name}` ids must be in 0..{n - 1}, got {int(bad)}")
+    if len(np.unique(a)) != len(a):
+        vals, counts = np.unique(a, return_counts=True)
+        raise ValueError(f"`{name}` ids must be distinct, {int(vals[counts > 1][0])} is repeated")
+    return a.astype(np.int64)

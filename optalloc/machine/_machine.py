@@ -7,6 +7,8 @@ import operator
 
 import numpy as np
 
+from .._validate import validate_nodes
+
 __all__ = ["Machine"]
 
 #: Largest machine described (node coordinates are held in memory).
@@ -345,20 +347,7 @@ class Machine:
 
     def check_nodes(self, nodes, *, name: str = "nodes", length: int | None = None) -> np.ndarray:
         """``nodes`` as a 1-D int array of distinct node ids; ValueError otherwise."""
-        a = np.asarray(nodes)
-        if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
-            raise ValueError(f"`{name}` must be a 1-D sequence of integer node ids")
-        if length is not None and len(a) != length:
-            raise ValueError(f"`{name}` must hold {length} node ids, got {len(a)}")
-        if len(a) == 0:
-            raise ValueError(f"`{name}` must hold at least one node id")
-        if a.min() < 0 or a.max() >= self.n:
-            bad = a[(a < 0) | (a >= self.n)][0]
-            raise ValueError(f"`{name}` ids must be in 0..{self.n - 1}, got {int(bad)}")
-        if len(np.unique(a)) != len(a):
-            vals, counts = np.unique(a, return_counts=True)
-            raise ValueError(f"`{name}` ids must be distinct, {int(vals[counts > 1][0])} is repeated")
-        return a.astype(np.int64)
+        return validate_nodes(nodes, self.n, name=name, length=length)
 
     def _dense_nodes(self, nodes) -> np.ndarray:
         idx = np.arange(self.n, dtype=np.int64) if nodes is None else np.asarray(nodes, dtype=np.int64)

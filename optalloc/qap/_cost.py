@@ -39,26 +39,6 @@ def as_machine(machine, name: str = "machine") -> Machine:
         raise ValueError(str(exc).replace("`machine`", f"`{name}`", 1)) from None
 
 
-def validate_nodes(nodes, n: int, *, name: str = "nodes", length: int | None = None) -> np.ndarray:
-    """``nodes`` as a 1-D intp array of distinct ids in 0..n-1 (for a cost
-    matrix given without a machine; a machine checks its own with
-    :meth:`~optalloc.machine.Machine.check_nodes`)."""
-    a = np.asarray(nodes)
-    if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
-        raise ValueError(f"`{name}` must be a 1-D sequence of integer node ids")
-    if length is not None and len(a) != length:
-        raise ValueError(f"`{name}` must hold {length} node ids, got {len(a)}")
-    if len(a) == 0:
-        raise ValueError(f"`{name}` must hold at least one node id")
-    if a.min() < 0 or a.max() >= n:
-        bad = a[(a < 0) | (a >= n)][0]
-        raise ValueError(f"`{name}` ids must be in 0..{n - 1}, got {int(bad)}")
-    if len(np.unique(a)) != len(a):
-        vals, counts = np.unique(a, return_counts=True)
-        raise ValueError(f"`{name}` ids must be distinct, {int(vals[counts > 1][0])} is repeated")
-    return a.astype(np.intp)
-
-
 def cost_matrix(machine, criterion: str = "classic", nodes=None) -> np.ndarray:
     """The cost matrix C of the mapping QAP over a set of nodes.
 

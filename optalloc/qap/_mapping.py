@@ -6,10 +6,11 @@ import os
 
 import numpy as np
 
+from .._validate import validate_nodes
 from . import _jit
 from ._common import Stopwatch, positive_int, qap_result
 from ._core import validate_matrices
-from ._cost import as_machine, cost_matrix, validate_nodes
+from ._cost import as_machine, cost_matrix
 from ._search import descent
 
 #: Methods of :func:`solve` and :func:`map_tasks`.
