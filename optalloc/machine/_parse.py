@@ -80,8 +80,8 @@ def _wrap(kind: str | None, d: int):
 
 
 def _read_file(path: Path, weight: str | None) -> Machine:
-    from ._io import parse_map, read_graph
     from .._text import read_text
+    from ._io import parse_map, read_graph
 
     if path.suffix.lower() in (".graphml", ".json"):
         return Machine.from_graph(read_graph(path), weight=weight)
