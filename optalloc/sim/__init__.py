@@ -37,6 +37,7 @@ one SQLite transaction, so a killed sweep resumes without loss or
 duplicates; ``read_sweep`` and ``format_sweep`` read the results back.
 """
 
+from ..machine import Machine, parse_machine
 from ._allocators import (
     Allocation,
     Allocator,
@@ -48,7 +49,6 @@ from ._allocators import (
 from ._certify import DEFAULT_ALLOCATORS, certify
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
-from ._machine import Machine, parse_machine
 from ._metrics import (
     SLOWDOWN_THRESHOLD,
     JobRecord,

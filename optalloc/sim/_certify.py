@@ -42,10 +42,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import ksubset
+from ..machine import Machine, parse_machine
 from ._allocators import Allocator, KSubsetAllocator, parse_allocator
 from ._certify_files import _RowFile
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
-from ._machine import Machine, parse_machine
 from ._rows import TOL, DecisionRow
 from ._simulate import _as_allocation, progress_printer, simulate
 from ._swf import Trace

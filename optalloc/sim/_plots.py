@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from ._machine import Machine, parse_machine
+from ..machine import Machine, parse_machine
 
 __all__ = ["plot_gap_histogram", "plot_improvement_by_size", "plot_machine"]
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._result import Result
+from ..machine import Machine, parse_machine
 from ._allocators import Allocation, Allocator, parse_allocator
 from ._events import ARRIVAL, DISPATCH, FINISH, EventQueue
-from ._machine import Machine, parse_machine
 from ._metrics import (
     SLOWDOWN_THRESHOLD,
     JobRecord,

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from ...machine import Machine, parse_machine
 from .._allocators import (
     KSubsetAllocator,
     OneDAllocator,
     RandomAllocator,
     parse_allocator,
 )
-from .._machine import Machine, parse_machine
 from .._schedulers import SCHEDULERS
 from .._swf import Trace, read_swf
 from ._worker import _Payload

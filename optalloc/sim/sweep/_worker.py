@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from .._machine import Machine
+from ...machine import Machine
 from .._simulate import simulate
 from .._swf import _parse_swf, decode_swf
 
