@@ -60,7 +60,7 @@ def split_allocators(text: str) -> list[str]:
 def empty_machine(args):
     """The machine of ``--machine``; a trace starts on an empty machine, so
     a machine map with busy nodes is refused."""
-    machine = load_machine(args.machine, weight=args.weight)
+    machine = load_machine(args.machine)
     busy = machine.size - machine.n_free
     if busy:
         raise UsageError(f"--machine {args.machine}: {busy} busy nodes; {args.command} starts from an empty "
@@ -219,9 +219,8 @@ def cmd_sweep(args) -> int:
 
 def add_run_options(p, *, machine_default):
     p.add_argument("--machine", default=machine_default, required=machine_default is None, metavar="SPEC",
-                   help="an empty machine: 16x16, 8x8x4, '8x8 torus', torus:8x8, a machine map without busy "
-                   "nodes or a network file" + (f" (default {machine_default})" if machine_default else ""))
-    p.add_argument("--weight", metavar="ATTR", help="network files: edge attribute holding link lengths")
+                   help="an empty mesh or torus: 16x16, 8x8x4, '8x8 torus', torus:8x8, or a machine map "
+                   "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
     p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, help="default easy")
     p.add_argument("--scale", type=int, default=1, metavar="N",
                    help="divide every job's processors by N, rounding up (Bender et al. ran NASA with 4)")
@@ -240,7 +239,7 @@ def add_run_options(p, *, machine_default):
 def register(sub) -> None:
     """Add ``simulate``, ``certify`` and ``sweep`` to the ``optalloc`` subparsers ``sub``."""
     p = sub.add_parser("simulate", help="replay a job trace on a machine with a scheduler and an allocator",
-                       description="Replay a Standard Workload Format trace on a mesh, torus or network and "
+                       description="Replay a Standard Workload Format trace on a mesh or torus and "
                        "print the summary (jobs, utilisation, makespan, wait, locality, ties).")
     p.add_argument("trace", metavar="TRACE", help="trace file (Standard Workload Format)")
     p.add_argument("--allocator", default="mc1x1", metavar="SPEC",

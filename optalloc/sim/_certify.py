@@ -204,7 +204,7 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
         except TypeError:
             raise ValueError(f"`trace` must be a Trace or a sequence of Job, got {type(trace).__name__}") from None
     machine = parse_machine(machine) if not isinstance(machine, Machine) else machine
-    if any(machine.torus):
+    if not machine.is_grid or any(machine.torus):
         raise ValueError("`machine` must be a mesh: certification uses plain L1 distance, "
                          f"got {machine.describe()}")
     if isinstance(allocators, (str, Allocator)):

@@ -244,6 +244,9 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
             raise ValueError(f"`trace` must be a Trace or a sequence of Job, got {type(trace).__name__}") from None
         report = TraceReport(lines=len(jobs), jobs=len(jobs))
     machine = parse_machine(machine) if not isinstance(machine, Machine) else machine
+    if not machine.is_grid:
+        raise ValueError(f"`machine` must be a mesh or torus (the allocators place jobs by coordinates), "
+                         f"got a {machine.describe()}")
     if machine.n_free != machine.size:
         raise ValueError(f"`machine` must start all free, {machine.size - machine.n_free} nodes are busy")
     for j in jobs:
