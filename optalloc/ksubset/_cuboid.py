@@ -39,12 +39,18 @@ incumbent; leaves are scored exactly.  The loops are compiled by numba
 (:data:`AVAILABLE`).  Its reach on an 8 x 8 x 5 box: k = 27 (the
 3 x 3 x 3 cube, W = 972) in 0.2 s, k = 40 in about 27,000 nodes (5 s),
 k = 64 (the 4 x 4 x 4 cube, 7539) in 9 minutes.
+
+The compiled functions pass named state: :class:`Cuboid` (the box and its
+diagram table), :class:`Slices` (the slices chosen so far and their sums)
+and :class:`ArrScratch` (the table and working arrays of :func:`_arr`),
+namedtuples that numba passes as plain structures.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 from math import comb
+from typing import NamedTuple
 
 import numpy as np
 
@@ -63,8 +69,54 @@ SEARCH_NODES = 100_000
 _REFERENCE_DIAGRAMS = comb(13, 5)
 
 
-def _arr(vec, n, k, f, cost, nxt, tmp):  # pragma: no cover - compiled by numba when installed
-    """arr of the positive entries of vec[:n] (the unimodal DP of :mod:`._box`)."""
+class Cuboid(NamedTuple):
+    """The box (sides a >= b >= c, each at most k) and the Young diagrams
+    of its b x c cross-section (:func:`_diagrams`): read only."""
+
+    a: int
+    b: int
+    c: int
+    k: int
+    #: D[t]: row lengths of diagram t; C[t]: its conjugate; size[t]: its
+    #: cells; start[s]: the first diagram of s cells (sorted by size)
+    D: np.ndarray
+    C: np.ndarray
+    size: np.ndarray
+    start: np.ndarray
+
+
+class Slices(NamedTuple):
+    """The x-slices chosen so far: ``sizes[i]`` the cells of slice i, and
+    ``Y[d]``, ``Z[d]`` the y and z slice sums of the first d slices."""
+
+    sizes: np.ndarray
+    Y: np.ndarray
+    Z: np.ndarray
+
+
+class ArrScratch(NamedTuple):
+    """What :func:`_arr` reads (``f[L] = L (k - L)``) and its working
+    arrays, with ``vec``, where the bounds build the vectors they score."""
+
+    f: np.ndarray
+    cost: np.ndarray
+    nxt: np.ndarray
+    tmp: np.ndarray
+    vec: np.ndarray
+
+
+class SearchResult(NamedTuple):
+    """What :func:`_search` returns."""
+
+    value: int
+    nodes: int
+    complete: bool
+
+
+def _arr(vec, n, scratch):  # pragma: no cover - compiled by numba when installed
+    """arr of the positive entries of vec[:n] (the unimodal DP of :mod:`._box`;
+    ``scratch``: an :class:`ArrScratch`, its ``vec`` untouched)."""
+    f, cost, nxt, tmp = scratch.f, scratch.cost, scratch.nxt, scratch.tmp
     m = 0
     for i in range(n):
         v = vec[i]
@@ -93,18 +145,23 @@ def _inside(D, small, big, b):  # pragma: no cover - compiled by numba when inst
     return True
 
 
-def _add_slice(Y, Z, depth, D, C, nu, b, c):  # pragma: no cover - compiled by numba when installed
-    """Row depth + 1 of the y and z slice sums: row depth plus slice nu."""
+def _add_slice(box, sl, depth, nu):  # pragma: no cover - compiled by numba when installed
+    """Row depth + 1 of the y and z slice sums of ``sl`` (:class:`Slices`):
+    row depth plus slice nu."""
+    Y, Z, D, C, b, c = sl.Y, sl.Z, box.D, box.C, box.b, box.c
     for j in range(b):
         Y[depth + 1, j] = Y[depth, j] + D[nu, j]
     for t in range(c):
         Z[depth + 1, t] = Z[depth, t] + C[nu, t]
 
 
-def _greedy_bound(a, b, c, k, depth, sizes, Yk, Zk, nu, R, D, C, f, work, cost, nxt, tmp):  # pragma: no cover
-    """The cheap bound of a node: each axis on its own, x with the fewest
-    slices to come, y and z with the most (module docstring); ``_BIG`` when
-    the R points left cannot fit."""
+def _greedy_bound(box, sl, depth, nu, R, scratch):  # pragma: no cover - compiled by numba when installed
+    """The cheap bound of a node (``depth`` slices in ``sl``, the last nu,
+    R points left): each axis on its own, x with the fewest slices to come,
+    y and z with the most (module docstring); ``_BIG`` when the R points
+    left cannot fit."""
+    a, b, c, D, C = box.a, box.b, box.c, box.D, box.C
+    sizes, Yk, Zk, work = sl.sizes, sl.Y[depth], sl.Z[depth], scratch.vec
     cap = 0
     for j in range(b):
         cap += D[nu, j]
@@ -118,25 +175,28 @@ def _greedy_bound(a, b, c, k, depth, sizes, Yk, Zk, nu, R, D, C, f, work, cost, 
     for i in range(lo):
         work[depth + i] = min(left, cap)
         left -= work[depth + i]
-    v = _arr(work, depth + lo, k, f, cost, nxt, tmp)
+    v = _arr(work, depth + lo, scratch)
     left = R
     for j in range(b):
         add = min(left, hi * D[nu, j])
         work[j] = Yk[j] + add
         left -= add
-    v += _arr(work, b, k, f, cost, nxt, tmp)
+    v += _arr(work, b, scratch)
     left = R
     for t in range(c):
         add = min(left, hi * C[nu, t])
         work[t] = Zk[t] + add
         left -= add
-    return v + _arr(work, c, k, f, cost, nxt, tmp)
+    return v + _arr(work, c, scratch)
 
 
-def _below(a, b, c, k, depth, sizes, Yk, Zk, nu, R, D, C, start, cutoff, f, work, cost, nxt, tmp):  # pragma: no cover
-    """Whether the strong bound of a node (module docstring: n slices to
-    come, the rest a Young diagram T of R // n cells repeated n times) is
-    below ``cutoff``; stops at the first (n, T) that is."""
+def _below(box, sl, depth, nu, R, cutoff, scratch):  # pragma: no cover - compiled by numba when installed
+    """Whether the strong bound of a node (``depth`` slices in ``sl``, the
+    last nu, R points left; module docstring: n slices to come, the rest a
+    Young diagram T of R // n cells repeated n times) is below ``cutoff``;
+    stops at the first (n, T) that is."""
+    a, b, c, D, C, start = box.a, box.b, box.c, box.D, box.C, box.start
+    sizes, Yk, Zk, work = sl.sizes, sl.Y[depth], sl.Z[depth], scratch.vec
     cap = 0
     for j in range(b):
         cap += D[nu, j]
@@ -149,33 +209,34 @@ def _below(a, b, c, k, depth, sizes, Yk, Zk, nu, R, D, C, start, cutoff, f, work
             add = min(left, cap - 1)
             work[depth + i] = 1 + add
             left -= add
-        xb = _arr(work, depth + n, k, f, cost, nxt, tmp)
+        xb = _arr(work, depth + n, scratch)
         if xb >= cutoff:
             continue
-        s, r = R // n, R % n
-        for T in range(start[s], start[s + 1]):
+        q, r = R // n, R % n
+        for T in range(start[q], start[q + 1]):
             if not _inside(D, T, nu, b):
                 continue
             for j in range(b):
                 work[j] = Yk[j] + n * D[T, j]
             work[0] += r
-            v = xb + _arr(work, b, k, f, cost, nxt, tmp)
+            v = xb + _arr(work, b, scratch)
             if v >= cutoff:
                 continue
             for t in range(c):
                 work[t] = Zk[t] + n * C[T, t]
             work[0] += r
-            if v + _arr(work, c, k, f, cost, nxt, tmp) < cutoff:
+            if v + _arr(work, c, scratch) < cutoff:
                 return True
     return False
 
 
-def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pragma: no cover
+def _search(box, upper, node_limit, best_path):  # pragma: no cover - compiled by numba when installed
     """Least arr(X) + arr(Y) + arr(Z) below ``upper`` over plane partitions
-    of k given by their x-slices (indices into the diagram table D, conjugates
-    C, sizes, ``start[s]`` the first diagram of s cells).  Writes the slices
-    of the best one into ``best_path`` (-1 padded); returns (value, nodes,
-    complete)."""
+    of k in the box (a :class:`Cuboid`) given by their x-slices (indices
+    into its diagram table).  Writes the slices of the best one into
+    ``best_path`` (-1 padded); returns a :class:`SearchResult` (value,
+    nodes, complete)."""
+    a, b, c, k, D, size = box.a, box.b, box.c, box.k, box.D, box.size
     nd = D.shape[0]
     f = np.empty(k + 1, dtype=np.int64)
     for L in range(k + 1):
@@ -193,9 +254,9 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
     lbs = np.zeros(nd, dtype=np.int64)
     idx = np.zeros(nd, dtype=np.int64)
     work = np.zeros(max(depth_max + a + 2, b + 1, c + 1), dtype=np.int64)
-    cost = np.zeros(k + 1, dtype=np.int64)
-    nxt = np.zeros(k + 1, dtype=np.int64)
-    tmp = np.zeros(work.shape[0], dtype=np.int64)
+    scratch = ArrScratch(f, np.zeros(k + 1, dtype=np.int64), np.zeros(k + 1, dtype=np.int64),
+                         np.zeros(work.shape[0], dtype=np.int64), work)
+    sl = Slices(sizes, Y, Z)
     best = upper
     nodes = 0
     depth = 0
@@ -206,21 +267,21 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
         if expand:
             nodes += 1
             if nodes > node_limit:
-                return best, nodes, False
+                return SearchResult(best, nodes, False)
             R = Rs[depth]
             prev = last if depth == 0 else path[depth - 1]
             cnt = 0
             for nu in range(nd):
-                s = size[nu]
-                if s == 0 or s > R or R - s > (a - depth - 1) * s:
+                cells = size[nu]
+                if cells == 0 or cells > R or R - cells > (a - depth - 1) * cells:
                     continue
                 if not _inside(D, nu, prev, b):
                     continue
-                _add_slice(Y, Z, depth, D, C, nu, b, c)  # row depth + 1: scratch until descended
-                sizes[depth] = s
-                if s == R:  # a leaf: score it
-                    v = _arr(sizes, depth + 1, k, f, cost, nxt, tmp)
-                    v += _arr(Y[depth + 1], b, k, f, cost, nxt, tmp) + _arr(Z[depth + 1], c, k, f, cost, nxt, tmp)
+                _add_slice(box, sl, depth, nu)  # row depth + 1: scratch until descended
+                sizes[depth] = cells
+                if cells == R:  # a leaf: score it
+                    v = _arr(sizes, depth + 1, scratch)
+                    v += _arr(Y[depth + 1], b, scratch) + _arr(Z[depth + 1], c, scratch)
                     if v < best:
                         best = v
                         best_path[:] = -1
@@ -228,8 +289,7 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
                             best_path[i] = path[i]
                         best_path[depth] = nu
                     continue
-                lb = _greedy_bound(a, b, c, k, depth + 1, sizes, Y[depth + 1], Z[depth + 1], nu, R - s, D, C, f, work,
-                                   cost, nxt, tmp)
+                lb = _greedy_bound(box, sl, depth + 1, nu, R - cells, scratch)
                 if lb < best:
                     idx[cnt] = nu
                     lbs[cnt] = lb
@@ -245,10 +305,9 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
         while pos[depth] < nkids[depth] and kid_lb[depth, pos[depth]] < best:
             cand = kids[depth, pos[depth]]
             pos[depth] += 1
-            _add_slice(Y, Z, depth, D, C, cand, b, c)
+            _add_slice(box, sl, depth, cand)
             sizes[depth] = size[cand]
-            if _below(a, b, c, k, depth + 1, sizes, Y[depth + 1], Z[depth + 1], cand, Rs[depth] - size[cand], D, C,
-                      start, best, f, work, cost, nxt, tmp):
+            if _below(box, sl, depth + 1, cand, Rs[depth] - size[cand], best, scratch):
                 nu = cand
                 break
         if nu >= 0:  # its sums and size are in place (row depth + 1, sizes[depth])
@@ -258,7 +317,7 @@ def _search(a, b, c, k, D, C, size, start, upper, node_limit, best_path):  # pra
             expand = True
         else:
             if depth == 0:
-                return best, nodes, True
+                return SearchResult(best, nodes, True)
             depth -= 1
             expand = False
 
@@ -324,13 +383,13 @@ def _cuboid_optimum(sides: tuple, k: int, nodes: int):
     path = np.full(min(a, k) + 1, -1, dtype=np.int64)
     # a node scans every diagram: budgets are in nodes of an 8 x 5 cross-section
     limit = max(1, nodes * _REFERENCE_DIAGRAMS // len(D))
-    value, _, complete = _search(a, b, c, k, D, C, size, start, np.int64(_BIG), np.int64(limit), path)
-    if not complete:
+    res = _search(Cuboid(a, b, c, k, D, C, size, start), np.int64(_BIG), np.int64(limit), path)
+    if not res.complete:
         return None
     cells = _cells((a, b, c), [D[i].tolist() for i in path if i >= 0], k)
     back = np.empty(3, dtype=np.int64)
     back[order] = np.arange(3)
-    return float(value), cells[:, back]
+    return float(res.value), cells[:, back]
 
 
 def cuboid_optimum(width: int, height: int, depth: int, k: int, *, nodes: int = SEARCH_NODES):
@@ -358,7 +417,10 @@ def cuboid_optimum(width: int, height: int, depth: int, k: int, *, nodes: int = 
     if not 1 <= k <= volume:
         raise ValueError(f"k must be between 1 and {volume} for a {' x '.join(map(str, sides))} box, got {k}")
     found = _cuboid_optimum(sides, int(k), int(nodes))
-    return None if found is None else (found[0], found[1].copy())
+    if found is None:
+        return None
+    w, cells = found
+    return w, cells.copy()
 
 
 __all__ = ["AVAILABLE", "MAX_DIAGRAMS", "SEARCH_NODES", "cuboid_optimum"]

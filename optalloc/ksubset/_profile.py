@@ -80,7 +80,7 @@ from ._common import (
     validate_positive,
 )
 from ._line import _window_weights
-from ._profilesearch import _cut_tails, _pair_windows, _target
+from ._profilesearch import ProfileTables, TargetRun, _cut_tails, _pair_windows, _target
 
 #: most steps (pairs of windows) spent on the table of column pairs of
 #: :func:`._profilesearch._pair_windows`
@@ -140,8 +140,9 @@ def _setup(points, k, upper=None) -> ProfileGrid | None:
         if large is None:
             return None
         rest = float(upper)
-        m = int(np.searchsorted(large[1], rest, side="left"))  # scores below upper
-        counts, score, score_y = large[0][:m], large[1][:m], large[2][:m]
+        all_counts, all_score, all_score_y = large
+        m = int(np.searchsorted(all_score, rest, side="left"))  # scores below upper
+        counts, score, score_y = all_counts[:m], all_score[:m], all_score_y[:m]
         parts_desc = _ascending_parts(counts, max_parts)[:, ::-1]
     # the parts must fit the column capacities: the j-th largest part at
     # most the j-th largest capacity
@@ -264,6 +265,8 @@ def _search(grid: ProfileGrid, k, upper, node_limit, time_limit, deadline=None, 
         deadline = np.array([math.inf])
     if time_limit is not None:
         deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
+    tables = ProfileTables(free, capx, below, gx, gy, int(k), cut, tail_x, counts, score, score_y, own, later, cross,
+                           pair)
     best_x = np.zeros((p, q), dtype=np.int8)
     found = None
     # iterative deepening: the search below a target near the bound is
@@ -275,13 +278,11 @@ def _search(grid: ProfileGrid, k, upper, node_limit, time_limit, deadline=None, 
         # the last step goes to upper at once rather than just below it (a
         # search to just below upper costs nearly as much as one to upper)
         target = float(upper) if lower + 2 * step > upper else lower + step
-        value, nodes, complete = _target(free, capx, below, gx, gy, int(k), cut, tail_x,
-                                         counts, score, score_y, own, later, cross, pair, float(target),
-                                         int(node_limit - used), deadline, best_x)
-        used += int(nodes)
-        if value < math.inf:
-            found = float(value)
-        if not complete:
+        res = _target(tables, float(target), TargetRun(int(node_limit - used), deadline, best_x))
+        used += int(res.nodes)
+        if res.value < math.inf:
+            found = float(res.value)
+        if not res.complete:
             break
         # below target: none, or the best set found (the search went on below it)
         lower = float(target) if found is None else found

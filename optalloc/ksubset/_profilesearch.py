@@ -8,15 +8,115 @@ the tables their bounds read.  All are compiled by numba when it is
 installed (plain Python otherwise, far slower); :func:`_target` runs
 without the GIL, so that :func:`.exact` can run the search in a thread
 beside the LP.
+
+What travels between them is named: :class:`ProfileTables` (the grid and
+the tables of one search, read only), :class:`TargetRun` (one target's
+node budget, deadline and best set), :class:`RowScratch` and
+:class:`AugmentScratch` (the working arrays of the row search), and the
+results :class:`TargetResult` and :class:`RowsResult`.  They are
+namedtuples, which numba passes to and returns from compiled functions
+as plain structures (measured as fast as the flat argument lists).
 """
 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from ._boxsearch import AVAILABLE as _HAVE_NUMBA
+
+
+class ProfileTables(NamedTuple):
+    """The grid and the tables of one profile search (read only; built by
+    :func:`._profile._search`)."""
+
+    #: free[j, i]: a free cell at column j, row i
+    free: np.ndarray
+    #: free cells of each column (int64)
+    capx: np.ndarray
+    #: below[i, j]: free cells of column j in rows 0..i-1 (shape (q + 1, p))
+    below: np.ndarray
+    #: gaps between consecutive columns and rows (float)
+    gx: np.ndarray
+    gy: np.ndarray
+    #: the number of points
+    k: int
+    #: cut[L] = L (k - L)
+    cut: np.ndarray
+    #: :func:`_cut_tails` of the columns without Hall's limits
+    tail_x: np.ndarray
+    #: the partitions in score order (counts[:, v - 1]: parts equal to v),
+    #: their scores and the arr(lambda') part of them
+    counts: np.ndarray
+    score: np.ndarray
+    score_y: np.ndarray
+    #: the column bound on W_y (see :func:`_target`)
+    own: np.ndarray
+    later: np.ndarray
+    cross: np.ndarray
+    pair: np.ndarray
+
+
+class TargetRun(NamedTuple):
+    """What one :func:`_target` call reads and writes beside the tables."""
+
+    #: most nodes to spend
+    node_cap: int
+    #: one-element array, a :func:`time.perf_counter` time: the search
+    #: stops once the clock passes it (another thread may set it to -inf)
+    deadline: np.ndarray
+    #: the cells of the best set found (p x q, int8)
+    best_x: np.ndarray
+
+
+class AugmentScratch(NamedTuple):
+    """Working arrays of :func:`_add_row` (one entry per column)."""
+
+    seen: np.ndarray
+    prev_col: np.ndarray
+    prev_row: np.ndarray
+    queue: np.ndarray
+
+
+class RowScratch(NamedTuple):
+    """Working arrays of :func:`_rows`, allocated once by :func:`_target`
+    (q rows, p columns)."""
+
+    #: each row's free cells among the used columns
+    rcap: np.ndarray
+    #: :func:`_cut_tails` of the rows, within Hall's limits A and B
+    tail_y: np.ndarray
+    A: np.ndarray
+    B: np.ndarray
+    #: per depth: sum of (r - t)^+ over the rows chosen, the next value to
+    #: try, the points so far, their cost, the cells and column counts
+    E: np.ndarray
+    vpos: np.ndarray
+    rl: np.ndarray
+    rcost: np.ndarray
+    X: np.ndarray
+    FC: np.ndarray
+    aug: AugmentScratch
+
+
+class RowsResult(NamedTuple):
+    """What :func:`_rows` returns."""
+
+    upper: float
+    nodes: int
+    found: bool
+    complete: bool
+
+
+class TargetResult(NamedTuple):
+    """What :func:`_target` returns: the best W (inf when no set was found
+    below the target), the nodes spent and whether the search finished."""
+
+    value: float
+    nodes: int
+    complete: bool
 
 
 def _cut_tails(gaps, caps, k, A, B, tail):  # pragma: no cover - compiled by numba when installed
@@ -41,11 +141,12 @@ def _now():
     return time.perf_counter()
 
 
-def _add_row(free, c, X, fc, i, v, seen, prev_col, prev_row, queue):  # pragma: no cover - compiled by numba when installed
+def _add_row(free, c, X, fc, i, v, aug):  # pragma: no cover - compiled by numba when installed
     """Give row i v cells of ``X`` (free, in columns under their count c,
     tracked in ``fc``), moving the earlier rows along augmenting paths
-    when a column is full; False when the rows so far admit no such
-    matrix."""
+    when a column is full (``aug``: an :class:`AugmentScratch`); False
+    when the rows so far admit no such matrix."""
+    seen, prev_col, prev_row, queue = aug.seen, aug.prev_col, aug.prev_row, aug.queue
     p = free.shape[0]
     for _ in range(v):
         # a column with room that row i does not use yet: take it
@@ -127,18 +228,24 @@ def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numb
     return radix
 
 
-def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap, deadline,
-          rcap, tail_y, A, B, E, vpos, rl, rcost, X, FC, work, best_x):  # pragma: no cover - compiled by numba when installed
+def _rows(tables, c, wx, excess, upper, nodes, run, rows):  # pragma: no cover - compiled by numba when installed
     """Row profiles for the column profile c (costing wx) with W below
-    ``upper`` (W an integer: at most upper - 1), realised by a set.
+    ``upper`` (W an integer: at most upper - 1), realised by a set, over
+    ``tables`` (a :class:`ProfileTables`), within ``run`` (a
+    :class:`TargetRun`: the set found goes to ``run.best_x``), in the
+    working arrays ``rows`` (a :class:`RowScratch`).
     ``excess[t]`` is the sum of (conj_s - t)^+ over the conjugate parts:
     the rows, majorised by them (Gale-Ryser), keep sum_i (r_i - t)^+ at
     most that, for every t, already over the rows chosen so far.  The
     rows chosen so far are kept filled (``X[i]``, ``FC[i]``: the cells and
     column counts of rows 0..i-1, by :func:`_add_row`), so a prefix that
     no 0/1 matrix on the free cells realises is cut at once, and a full
-    profile is a set.  Returns (upper, nodes, found, complete); a set
-    found lowers upper."""
+    profile is a set.  Returns a :class:`RowsResult` (upper, nodes,
+    found, complete); a set found lowers upper."""
+    free, k, gy, cut, below, total = tables.free, tables.k, tables.gy, tables.cut, tables.below, tables.capx
+    node_cap, deadline, best_x = run.node_cap, run.deadline, run.best_x
+    rcap, tail_y, A, B, E, vpos = rows.rcap, rows.tail_y, rows.A, rows.B, rows.E, rows.vpos
+    rl, rcost, X, FC, aug = rows.rl, rows.rcost, rows.X, rows.FC, rows.aug
     p, q = free.shape
     used = 0
     for j in range(p):
@@ -160,7 +267,7 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
         A[i] = a
         B[i] = b
     if k > B[0]:
-        return upper, nodes, False, True
+        return RowsResult(upper, nodes, False, True)
     # the least cost of the row cuts still to come, within Hall's limits
     _cut_tails(gy, rcap, k, A, B, tail_y)
     found = False
@@ -170,8 +277,6 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
     E[0, :] = 0
     X[0, :, :] = 0
     FC[0, :] = 0
-    seen = work[0] == 1
-    prev_col, prev_row, queue = work[1], work[2], work[3]
     vpos[0] = min(rcap[0], k)
     while True:
         if vpos[i] < 0:
@@ -194,13 +299,13 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
         cost = rcost[i] if i == q - 1 else rcost[i] + gy[i] * cut[new]
         nodes += 1
         if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
-            return upper, nodes, found, False
+            return RowsResult(upper, nodes, found, False)
         nxt = i + 1
         if new > A[nxt] or k - new > B[nxt]:
             continue
         X[nxt] = X[i]
         FC[nxt] = FC[i]
-        if not _add_row(free, c, X[nxt], FC[nxt], i, v, seen, prev_col, prev_row, queue):
+        if not _add_row(free, c, X[nxt], FC[nxt], i, v, aug):
             continue
         if nxt == q:
             upper = wx + cost
@@ -213,7 +318,7 @@ def _rows(free, c, wx, k, gy, cut, excess, below, total, upper, nodes, node_cap,
         rcost[nxt] = cost
         vpos[nxt] = min(rcap[nxt], k - new)
         i = nxt
-    return upper, nodes, found, True
+    return RowsResult(upper, nodes, found, True)
 
 
 def _pair_windows(free, ys, m, out):  # pragma: no cover - compiled by numba when installed
@@ -249,11 +354,11 @@ def _pair_windows(free, ys, m, out):  # pragma: no cover - compiled by numba whe
                     out[j2, j, b, a] = best
 
 
-def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, own, later, cross, pair,
-            upper, node_cap, deadline, best_x):  # pragma: no cover - compiled by numba when installed
-    """Every set of W below ``upper`` over the partitions in score order,
-    ``upper`` dropping with each set found (kept in ``best_x``).  Returns
-    (best W or inf, nodes, complete).
+def _target(tables, upper, run):  # pragma: no cover - compiled by numba when installed
+    """Every set of W below ``upper`` over the partitions in score order
+    (``tables``: a :class:`ProfileTables`), ``upper`` dropping with each
+    set found (kept in ``run.best_x``; ``run`` a :class:`TargetRun`).
+    Returns a :class:`TargetResult` (best W or inf, nodes, complete).
 
     Besides arr(lambda'), W_y has a bound that sees the busy cells of the
     columns: the pairs within column j cost at least ``own[j, c_j]``, the
@@ -267,6 +372,10 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
     ``pair[j, j', c_j, c_j']`` across, which sees where their free cells
     are (rows free in one column and busy in the other misalign the two),
     instead of ``cross``."""
+    free, capx, gx, k, cut, tail_x = tables.free, tables.capx, tables.gx, tables.k, tables.cut, tables.tail_x
+    counts, score, score_y = tables.counts, tables.score, tables.score_y
+    own, later, cross, pair = tables.own, tables.later, tables.cross, tables.pair
+    node_cap, deadline = run.node_cap, run.deadline
     p, q = free.shape
     max_part = counts.shape[1]
     best = np.inf
@@ -281,17 +390,12 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
     ccost = np.zeros(p + 1)
     conj = np.zeros(max_part, dtype=np.int64)
     excess = np.zeros(p + 1, dtype=np.int64)
-    E = np.zeros((q + 1, p + 1), dtype=np.int64)
-    rcap = np.zeros(q, dtype=np.int64)
-    tail_y = np.empty((q, k + 1))
-    A = np.zeros(q + 1, dtype=np.int64)
-    B = np.zeros(q + 1, dtype=np.int64)
-    vpos = np.zeros(q + 1, dtype=np.int64)
-    rl = np.zeros(q + 1, dtype=np.int64)
-    rcost = np.zeros(q + 1)
-    X = np.zeros((q + 1, p, q), dtype=np.int8)
-    FC = np.zeros((q + 1, p), dtype=np.int64)
-    work = np.zeros((4, p), dtype=np.int64)
+    aug = AugmentScratch(np.zeros(p, dtype=np.bool_), np.zeros(p, dtype=np.int64), np.zeros(p, dtype=np.int64),
+                         np.zeros(p, dtype=np.int64))
+    rows = RowScratch(np.zeros(q, dtype=np.int64), np.empty((q, k + 1)), np.zeros(q + 1, dtype=np.int64),
+                      np.zeros(q + 1, dtype=np.int64), np.zeros((q + 1, p + 1), dtype=np.int64),
+                      np.zeros(q + 1, dtype=np.int64), np.zeros(q + 1, dtype=np.int64), np.zeros(q + 1),
+                      np.zeros((q + 1, p, q), dtype=np.int8), np.zeros((q + 1, p), dtype=np.int64), aug)
     wsum = np.zeros(p + 1)  # pairs across the parts + own spread of the columns placed
     for pi in range(len(score)):
         if score[pi] > upper - 1:
@@ -349,13 +453,12 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
         tpos[0] = nv - 1
         while j >= 0:
             if j == p:
-                upper, nodes, found, complete = _rows(free, c, ccost[p], k, gy, cut, excess, below, capx, upper,
-                                                      nodes, node_cap, deadline, rcap, tail_y, A, B, E, vpos,
-                                                      rl, rcost, X, FC, work, best_x)
-                if found:
+                res = _rows(tables, c, ccost[p], excess, upper, nodes, run, rows)
+                upper, nodes = res.upper, res.nodes
+                if res.found:
                     best = upper
-                if not complete:
-                    return best, nodes, False
+                if not res.complete:
+                    return TargetResult(best, nodes, False)
                 j -= 1
                 mult[chosen[j]] += 1
                 c[j] = 0
@@ -392,7 +495,7 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
                     continue
                 nodes += 1
                 if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
-                    return best, nodes, False
+                    return TargetResult(best, nodes, False)
                 mult[t] -= 1
                 c[j] = v
                 chosen[j] = t
@@ -409,7 +512,7 @@ def _target(free, capx, below, gx, gy, k, cut, tail_x, counts, score, score_y, o
                 if j >= 0:
                     mult[chosen[j]] += 1
                     c[j] = 0
-    return best, nodes, True
+    return TargetResult(best, nodes, True)
 
 
 if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed

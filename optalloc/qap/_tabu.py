@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -139,22 +142,25 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     # stream per chain keeps chains run in threads reproducible
     seeds = rng.integers(2**63, size=chains + 1)
     rng_t, rng_r = np.random.default_rng(seeds[0]), [np.random.default_rng(x) for x in seeds[1:]]
-    args = (Tenures(rng_t, chains, lo * n, hi * n), iterations, clock, aspiration * n * n, target, progress,
-            None if restart is None else max(1, int(restart * n)), lambda c: construct(A, B, rng_r[c], alpha=alpha))
+    run = TabuRun(Tenures(rng_t, chains, lo * n, hi * n), iterations, clock, aspiration * n * n, target, progress,
+                  None if restart is None else max(1, int(restart * n)),
+                  lambda c: construct(A, B, rng_r[c], alpha=alpha))
     if n < 2:
-        best, it, found, restarts = p, 0, 0, 0
+        out = TabuOutcome(p, 0, 0, 0)
     elif engine == "jit":
-        best, it, found, restarts = _search_jit(A, B, P, *args, workers=min(workers, chains))
+        out = _search_jit(A, B, P, run, workers=min(workers, chains))
     elif chains == 1:
-        best, it, found, restarts = _search(A, B, p, *args)
+        out = _search(A, B, p, run)
     else:
-        best, it, found, restarts = _search_chains(A, B, P, *args)
+        out = _search_chains(A, B, P, run)
+    best, it = out.best, out.iterations
     reached = target is not None and float((A * B[np.ix_(best, best)]).sum()) <= target
     ran_out = iterations is not None and it >= iterations
     termination = "time_limit" if clock.expired() and not (reached or ran_out) else "completed"
     return qap_result(A, B, best, method="tabu", start=clock.start, termination=termination,
-                      extra={"iterations": it, "chains": chains, "restarts": restarts, "found_at": found, "engine": engine},
-                      message=f"robust tabu search, {chains} chain(s) x {it} iterations, {restarts} restarts")
+                      extra={"iterations": it, "chains": chains, "restarts": out.restarts, "found_at": out.found_at,
+                             "engine": engine},
+                      message=f"robust tabu search, {chains} chain(s) x {it} iterations, {out.restarts} restarts")
 
 
 def _validate_tenure(tenure):
@@ -201,8 +207,50 @@ class Tenures:
         return self.upto(k)[k]
 
 
-def _search(A, B, p, tenures, iterations, clock, asp, target, progress, restart, restart_start):
+@dataclass(frozen=True, eq=False)
+class TabuRun:
+    """The limits and rules of one tabu search, as every engine reads them."""
+
+    #: the tabu tenures of the chains
+    tenures: Tenures
+    #: moves per chain (None: until the clock runs out)
+    iterations: int | None
+    clock: Stopwatch
+    #: long-term aspiration: a move to nodes left more than ``asp``
+    #: iterations ago is allowed
+    asp: float
+    #: stop once the objective is at most this (None: never)
+    target: float | None
+    #: ``progress(iteration, best)`` every 1000 iterations, or None
+    progress: Callable[[int, float], Any] | None
+    #: iterations without a better run best before a restart (None: never)
+    restart: int | None
+    #: ``restart_start(c)``: a fresh permutation for chain c
+    restart_start: Callable[[int], np.ndarray]
+
+
+@dataclass(frozen=True, eq=False)
+class TabuOutcome:
+    """What an engine returns: the best permutation met, the iterations
+    run (per chain), the iteration the best was found at and the restarts."""
+
+    best: np.ndarray
+    iterations: int
+    found_at: int
+    restarts: int
+
+
+class _SliceEnd(NamedTuple):
+    """How a group of chains ended a slice in :func:`_search_jit`."""
+
+    reached: bool
+    it: int
+
+
+def _search(A, B, p, run: TabuRun) -> TabuOutcome:
     """One chain on a :class:`SwapState` (Taillard's O(n^2) update per move)."""
+    tenures, iterations, clock, asp = run.tenures, run.iterations, run.clock, run.asp
+    target, progress, restart, restart_start = run.target, run.progress, run.restart, run.restart_start
     n = len(p)
     best = p.copy()
     state = SwapState(A, B, p)
@@ -266,16 +314,18 @@ def _search(A, B, p, tenures, iterations, clock, asp, target, progress, restart,
             break
         if (it & 63) == 0 and clock.expired():
             break
-    return best, it, found, restarts
+    return TabuOutcome(best, it, found, restarts)
 
 
-def _search_chains(A, B, P, tenures, iterations, clock, asp, target, progress, restart, restart_start):
+def _search_chains(A, B, P, run: TabuRun) -> TabuOutcome:
     """Robust tabu search on m independent chains at once: ``P`` has shape (m, n).
 
     The rules are those of :func:`_search`, applied per chain with array
     operations over the chain axis; the swap values are recomputed from
     one batched matrix product per iteration.
     """
+    tenures, iterations, clock, asp = run.tenures, run.iterations, run.clock, run.asp
+    target, progress, restart, restart_start = run.target, run.progress, run.restart, run.restart_start
     m, n = P.shape
     ar = np.arange(m)
     cols = np.arange(n)
@@ -345,10 +395,10 @@ def _search_chains(A, B, P, tenures, iterations, clock, asp, target, progress, r
         if (it & 15) == 0 and clock.expired():
             break
     c = int(best_v.argmin())
-    return best_p[c], it, int(found[c]), restarts
+    return TabuOutcome(best_p[c], it, int(found[c]), restarts)
 
 
-def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, restart, restart_start, *, workers=1):
+def _search_jit(A, B, P, run: TabuRun, *, workers=1) -> TabuOutcome:
     """The chains of :func:`_search_chains` in compiled loops (:mod:`._jit`).
 
     Runs in slices of at most 1000 iterations (fewer on large n); between
@@ -357,6 +407,7 @@ def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, rest
     run slice by slice in a thread of its own (the compiled loop releases
     the GIL).
     """
+    tenures, iterations, clock, progress, restart = run.tenures, run.iterations, run.clock, run.progress, run.restart
     m, n = P.shape
     P = np.ascontiguousarray(P, dtype=np.int64)
     Bp = np.ascontiguousarray(B[P[:, :, None], P[:, None, :]])
@@ -368,23 +419,26 @@ def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, rest
     sym = symmetric_zero_diagonal(A, B)
     run_best, run_at = val.copy(), np.zeros(m, dtype=np.int64)
     L = np.zeros((m, n, n))
-    period = tenures.period
-    goal = -np.inf if target is None else float(target)
+    rules = _jit.TabuRules(A, sym, tol, tenures.period, run.asp, 0 if restart is None else restart,
+                           -np.inf if run.target is None else float(run.target))
     groups = [g for g in np.array_split(np.arange(m), workers) if len(g)]
     restarts = np.zeros(m, dtype=np.int64)
+    # each group's chains: views of the arrays above, changed in place here and by the kernel
+    slices = [slice(int(g[0]), int(g[-1]) + 1) for g in groups]
+    views = [_jit.Chains(P[sl], Bp[sl], D[sl], L[sl], val[sl], run_best[sl], run_at[sl], best_v[sl], best_p[sl], found[sl])
+             for sl in slices]
 
-    def run(g, it, stop, table):
-        """Iterations ``it .. stop - 1`` of the chains ``g``; returns (reached target, next iteration)."""
-        sl = slice(int(g[0]), int(g[-1]) + 1)
+    def run_group(gi, it, stop, table) -> _SliceEnd:
+        """Iterations ``it .. stop - 1`` of the chains of group ``gi``."""
+        g, sl, chains = groups[gi], slices[gi], views[gi]
         while it < stop:
-            code, it = _jit.tabu_steps(A, B, P[sl], Bp[sl], D[sl], L[sl], val[sl], run_best[sl], run_at[sl],
-                                       np.ascontiguousarray(table[:, sl]), period, it, stop, asp, 0 if restart is None else restart,
-                                       best_v[sl], best_p[sl], found[sl], goal, tol, sym)
-            if code == _jit.TARGET:
-                return True, it
-            if code == _jit.RESTART:
+            end = _jit.tabu_steps(rules, chains, np.ascontiguousarray(table[:, sl]), it, stop)
+            it = end.it
+            if end.code == _jit.TARGET:
+                return _SliceEnd(True, it)
+            if end.code == _jit.RESTART:
                 for c in g[it - run_at[g] > restart]:  # a fresh start, its tabu memory forgotten
-                    P[c] = restart_start(c)
+                    P[c] = run.restart_start(c)
                     Bp[c] = B[np.ix_(P[c], P[c])]
                     D[c] = delta_matrix(A, Bp[c])
                     val[c] = (A * Bp[c]).sum()
@@ -394,7 +448,7 @@ def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, rest
         if not integral:  # the incremental values drift by rounding: refresh them
             D[sl] = delta_matrix(A, Bp[sl])
             val[sl] = (A * Bp[sl]).sum(axis=(1, 2))
-        return False, it
+        return _SliceEnd(False, it)
 
     # slices end on multiples of 1000 (progress) and take about 4e6 pair updates at most
     per = max(1, 4_000_000 * len(groups) // (m * n * n))
@@ -405,14 +459,14 @@ def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, rest
     try:
         while it <= last_it:
             stop = min(((it - 1) // step + 1) * step + 1, last_it + 1)
-            table = tenures.upto(stop // period)
+            table = tenures.upto(stop // rules.period)
             if pool is None:
-                outcomes = [run(groups[0], it, stop, table)]
+                outcomes = [run_group(0, it, stop, table)]
             else:
                 k = len(groups)
-                outcomes = list(pool.map(run, groups, [it] * k, [stop] * k, [table] * k))
-            it = max(i for _, i in outcomes)
-            if any(hit for hit, _ in outcomes):
+                outcomes = list(pool.map(run_group, range(k), [it] * k, [stop] * k, [table] * k))
+            it = max(end.it for end in outcomes)
+            if any(end.reached for end in outcomes):
                 break
             if progress is not None and (it - 1) % 1000 == 0:
                 progress(it - 1, float(best_v.min()))
@@ -422,4 +476,4 @@ def _search_jit(A, B, P, tenures, iterations, clock, asp, target, progress, rest
         if pool is not None:
             pool.shutdown()
     c = int(best_v.argmin())
-    return best_p[c], it - 1, int(found[c]), int(restarts.sum())
+    return TabuOutcome(best_p[c], it - 1, int(found[c]), int(restarts.sum()))

@@ -175,12 +175,13 @@ def test_add_row_keeps_the_rows_filled_exactly_when_they_fit(seed):
     c = rng.integers(0, free.sum(axis=1) + 1)
     X = np.zeros((p, q), dtype=np.int8)
     fc = np.zeros(p, dtype=np.int64)
-    work = np.zeros((4, p), dtype=np.int64)
+    aug = _profilesearch.AugmentScratch(np.zeros(p, dtype=bool), np.zeros(p, dtype=np.int64),
+                                        np.zeros(p, dtype=np.int64), np.zeros(p, dtype=np.int64))
     r = []
     for i in range(q):
         v = int(rng.integers(0, free[:, i].sum() + 1))
         before = X.copy(), fc.copy()
-        fits = _profilesearch._add_row(free, c, X, fc, i, v, work[0] == 1, work[1], work[2], work[3])
+        fits = _profilesearch._add_row(free, c, X, fc, i, v, aug)
         assert fits == prefix_fits(free, c, [*r, v])
         if not fits:
             X, fc = before  # a row that does not fit is left empty

@@ -70,9 +70,10 @@ def test_kernel_state_stays_consistent(kind):
     L = np.zeros((m, n, n))
     tenure = 9 + 2 * rng.random((200, m))
     best_v, best_p, found = val.copy(), P.copy(), np.zeros(m, dtype=np.int64)
-    code, it = _jit.tabu_steps(A, B, P, Bp, D, L, val, val.copy(), np.zeros(m, dtype=np.int64), tenure, 23, 1, 400,
-                               500.0, 0, best_v, best_p, found, -np.inf, 1e-9, sym)
-    assert (code, it) == (_jit.DONE, 400)
+    rules = _jit.TabuRules(A, sym, 1e-9, 23, 500.0, 0, -np.inf)
+    chains = _jit.Chains(P, Bp, D, L, val, val.copy(), np.zeros(m, dtype=np.int64), best_v, best_p, found)
+    end = _jit.tabu_steps(rules, chains, tenure, 1, 400)
+    assert (end.code, end.it) == (_jit.DONE, 400)
     for c in range(m):
         assert sorted(P[c]) == list(range(n))
         np.testing.assert_array_equal(Bp[c], permuted(B, P[c]))
