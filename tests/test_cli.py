@@ -288,3 +288,10 @@ def test_cli_and_bench_use_public_names_only():
             continue
         for module, _ in _imports(path):
             assert not module.startswith(("optalloc.cli", "optalloc.bench")), f"{path}: imports {module}"
+
+
+def test_bench_suites_on_the_command_line_are_the_benchmark_suites():
+    from optalloc import bench
+    from optalloc.cli import _bench as cli_bench
+
+    assert tuple(cli_bench.SUITES) == tuple(bench.SUITES)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import sys
 
-from optalloc.bench import SUITES, run_bench
-
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, print_json
 
 
+#: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
+SUITES = ("heuristics", "exact", "qap", "sim", "curves")
+
+
 def cmd_bench(args) -> int:
+    from optalloc.bench import run_bench
+
     if args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     if args.limit is not None and args.suite == "heuristics":
