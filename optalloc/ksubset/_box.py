@@ -249,8 +249,8 @@ def _sorted_scores(k: int, max_part: int, max_parts: int):
 
 
 #: beyond LIMIT, the profile search may still score up to this many
-#: partitions (compiled scoring only: about 2 s for 487,842) and keep those
-#: below its incumbent (:func:`_large_table`)
+#: partitions (compiled scoring only; its time is in docs/benchmarks.md)
+#: and keep those below its incumbent (:func:`_large_table`)
 LARGE_LIMIT = 600_000
 
 

@@ -61,8 +61,8 @@ from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 #: cross-sections with more Young diagrams than this are refused (8 x 8 has
 #: 12,870; the children of a node are scanned among all of them)
 MAX_DIAGRAMS = 20_000
-#: default node budget of :func:`cuboid_optimum` (a node costs 0.1-0.5 ms
-#: on an 8 x 8 x 5 box, more as k grows)
+#: default node budget of :func:`cuboid_optimum` (a node costs more as k
+#: grows; measured costs in docs/benchmarks.md)
 SEARCH_NODES = 100_000
 #: the budgets count nodes of a cross-section with this many diagrams (8 x 5);
 #: a node scans every diagram, so larger ones get proportionally fewer nodes

@@ -17,10 +17,11 @@ takes both and returns a :class:`StepsEnd`.
 
 The compiled loop itself (:func:`_tabu_steps`) keeps a flat signature, on
 purpose: numba types a namedtuple argument in Python at every call (flat
-arrays and scalars go through its C fast path), about 2 us more per call.
-The loop is entered once per slice and once per restart, and on small
-instances that restart often (n = 3 to 12) that cost 2.5-4 % of the whole
-search, while the compiled code runs as fast either way.
+arrays and scalars go through its C fast path), a few microseconds more
+per call. The loop is entered once per slice and once per restart, so on
+small instances that restart often that cost shows in the whole search
+(measured in docs/benchmarks.md), while the compiled code runs as fast
+either way.
 """
 
 from __future__ import annotations
