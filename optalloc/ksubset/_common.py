@@ -73,14 +73,6 @@ def l1_to_all(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return out
 
 
-def linf_to_all(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """L-infinity distances, shape (len(centres), len(points))."""
-    out = np.abs(centres[:, None, 0] - points[None, :, 0])
-    for a in range(1, points.shape[1]):
-        np.maximum(out, np.abs(centres[:, None, a] - points[None, :, a]), out=out)
-    return out
-
-
 def k_nearest(dist_rows: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k smallest entries of each row, ties to the lower index.
 

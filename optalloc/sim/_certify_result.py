@@ -16,7 +16,7 @@ import numpy as np
 
 from .._table import text_table
 from ._certify_files import _RowFile
-from ._rows import TOL, DecisionRow, _num, _row_dict
+from ._rows import TOL, DecisionRow, _num
 from ._simulate import SimulationResult
 
 __all__ = ["AllocatorSummary", "Certification", "DecisionRow", "SizeSummary"]
@@ -259,10 +259,6 @@ class Certification:
         lines.append(f"total time: {self.runtime:.2f} s on {self.simulation.machine}, "
                      f"scheduler {self.simulation.scheduler}")
         return "\n".join(lines)
-
-    def row_dict(self, r: DecisionRow) -> dict:
-        """Plain-Python view of one decision."""
-        return _row_dict(r, self.names)
 
     def to_dict(self) -> dict:
         """Everything but the rows, JSON-ready."""
