@@ -6,7 +6,6 @@ import sys
 
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, print_json
 
-
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
 SUITES = ("heuristics", "exact", "qap", "sim", "curves")
 

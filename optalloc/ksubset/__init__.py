@@ -39,13 +39,13 @@ from ._boxsearch import search_box
 from ._common import weight
 from ._cuboid import cuboid_optimum
 from ._exact import exact
-from ._session import ExactSession
 from ._gap import GapReport, gap
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
 from ._profile import profile_bound, profile_search
 from ._ptas import ptas
+from ._session import ExactSession
 from ._small import brute, k3
 from ._solve import METHODS, method_options, solve
 

@@ -5,9 +5,9 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
-from optalloc.models import build_ordering
 
 from optalloc.curves import order_ip, order_objective, rank_weights
+from optalloc.models import build_ordering
 
 
 def hops(G):

@@ -9,12 +9,11 @@ import time
 
 import numpy as np
 import pytest
+from ksubset_truth import at_most, close
 
 from optalloc.bench import half_free_mesh
 from optalloc.ksubset import ExactSession, _exact, brute, exact, solve
 from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
-
-from ksubset_truth import at_most, close
 
 
 def mesh_cells(shape, free_share, seed):
@@ -134,7 +133,7 @@ def test_lagrangian_fixing_bound_holds_for_every_point(lp_solver, rounds):
     # L(lam) + max(0, d_i) must bound W of every k-set containing point i,
     # whatever the multipliers (the IPM's are inexact): checked against
     # enumeration, after 0 and 2 rounds of cuts
-    from optalloc.ksubset._pairlp import _PairLP, _lagrangian_bound
+    from optalloc.ksubset._pairlp import _lagrangian_bound, _PairLP
 
     pts = mesh_cells((5, 5), 0.5, 3)
     k = 5

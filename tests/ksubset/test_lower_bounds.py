@@ -39,10 +39,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from ksubset_truth import at_most, close, l1, naive_weight, optimum
 
 from optalloc.ksubset import gen_alg, mc1x1, mm
-
-from ksubset_truth import at_most, close, l1, naive_weight, optimum
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from ksubset_truth import at_most, close, l1, naive_weight, optimal_subsets, optimum, ring_weight
 
 from optalloc import STATUSES, Result
 from optalloc.ksubset import METHODS, brute, k3, line, solve
-
-from ksubset_truth import at_most, close, l1, naive_weight, optimal_subsets, optimum, ring_weight
 
 
 @dataclass(frozen=True)

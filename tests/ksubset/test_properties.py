@@ -19,10 +19,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ksubset_truth import as_rows, at_most, close, l1, optimum
 
 from optalloc.ksubset import axis_bound, box_bound, lower_bound, neighbour_bound, solve, town_bound
-
-from ksubset_truth import as_rows, at_most, close, l1, optimum
 
 # Derandomised (fixed examples, no example database written to disk) so the
 # suite is reproducible; 60 examples of n <= 9 take about half a second.

@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ksubset_truth import at_most, close, optimum
 
 from optalloc.ksubset import mm_inc, ptas, solve
 from optalloc.ksubset._ptas import _tables, ptas_guarantee
-
-from ksubset_truth import at_most, close, optimum
 
 
 def assert_exact_at_m_equal_k(pts, k):

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from optalloc.bench import half_free_mesh
-from optalloc.ksubset import gen_alg, line, mc1x1, mm, weight
 from optalloc.bench._reference import (
     gen_alg_reference,
     line_reference,
@@ -12,6 +11,7 @@ from optalloc.bench._reference import (
     mm_reference,
     weight_reference,
 )
+from optalloc.ksubset import gen_alg, line, mc1x1, mm, weight
 
 
 @pytest.mark.parametrize("seed", range(4))

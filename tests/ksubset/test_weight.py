@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
+from ksubset_truth import close, naive_weight
 
 from optalloc.ksubset import weight
-
-from ksubset_truth import close, naive_weight
 
 
 def _random_sets(seed, kind, d, count=25):

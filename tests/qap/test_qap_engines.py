@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from qap_cases import random_instance
 
 from optalloc.qap import _jit, objective, tabu
 from optalloc.qap._search import delta_matrix, delta_rows, permuted
-
-from qap_cases import random_instance
 
 needs_numba = pytest.mark.skipif(not _jit.AVAILABLE, reason="numba is not installed (pip install 'optalloc[fast]')")
 

@@ -9,6 +9,7 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
+from qap_cases import random_instance
 
 from optalloc import MappingResult
 from optalloc._clock import Stopwatch
@@ -27,9 +28,6 @@ from optalloc.qap import (
 )
 from optalloc.qap._exact import _enumerate
 from optalloc.qap._search import descent
-
-from qap_cases import random_instance
-
 
 # ------------------------------------------------------------ local_search
 

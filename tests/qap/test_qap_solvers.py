@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from qap_cases import random_instance
 
 from optalloc.qap import (
     brute,
@@ -26,8 +27,6 @@ from optalloc.qap import (
 )
 from optalloc.qap._grasp import construct
 from optalloc.qap._search import SwapState, delta_matrix, delta_rows, descent, permuted
-
-from qap_cases import random_instance
 
 QAPLIB = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "qaplib"
 

@@ -1,8 +1,8 @@
 """Sweeps: grid expansion, config errors, the SQLite store, resuming, executors, CLI."""
 
 import json
-import re
 import os
+import re
 import signal
 import sqlite3
 import subprocess
