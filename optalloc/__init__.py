@@ -24,8 +24,9 @@ models
     The Pyomo formulations (``optalloc.models``).
 """
 
+from ._instances import instance_path
 from ._result import STATUSES, TERMINATIONS, MappingResult, OrderResult, Result, SubsetResult
 
 __version__ = "0.1.0"
 
-__all__ = ["MappingResult", "OrderResult", "Result", "STATUSES", "SubsetResult", "TERMINATIONS", "__version__"]
+__all__ = ["instance_path", "MappingResult", "OrderResult", "Result", "STATUSES", "SubsetResult", "TERMINATIONS", "__version__"]

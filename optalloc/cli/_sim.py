@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from optalloc import instance_path
 from optalloc.sim import (
     DEFAULT_ALLOCATORS,
     SCHEDULERS,
@@ -36,10 +37,8 @@ OUT_EXTS = (".csv", ".jsonl", ".json")
 
 
 def bundled_trace() -> Path:
-    """Path of the bundled example trace ``instances/small.swf``."""
-    import optalloc
-
-    return Path(optalloc.__file__).resolve().parents[1] / "instances" / "small.swf"
+    """Path of the bundled example trace ``small.swf``, inside the installed package."""
+    return instance_path("small.swf")
 
 
 def split_allocators(text: str) -> list[str]:
