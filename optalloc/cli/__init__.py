@@ -21,7 +21,7 @@ import sys
 
 from optalloc import __version__
 
-from . import _bench, _ksubset, _order, _qap, _sim
+from . import _bench, _ksubset, _order, _plot, _qap, _sim
 from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NO_SOLUTION", "EXIT_OK", "UsageError", "build_parser", "main"]
@@ -39,6 +39,7 @@ def build_parser() -> Parser:
     _order.register(sub)
     _qap.register(sub)
     _sim.register(sub)
+    _plot.register(sub)
     return parser
 
 

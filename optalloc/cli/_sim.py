@@ -162,7 +162,7 @@ def cmd_certify(args) -> int:
                    kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
                    resume=args.resume)
     if args.plot:
-        plot_gap_histogram(cert, args.plot, overwrite=args.force)
+        plot_gap_histogram(cert, path=args.plot, overwrite=args.force)
     bad = cert.check()
     if args.json:
         print_json({"trace": path, **cert.to_dict()})

@@ -47,6 +47,7 @@ from ._allocators import (
     parse_allocator,
 )
 from ._certify import DEFAULT_ALLOCATORS, certify
+from ._certify_read import CertificationFile, read_certification
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
 from ._metrics import (
@@ -56,7 +57,7 @@ from ._metrics import (
     allocation_metrics,
     summarise,
 )
-from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine
+from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine, plot_sweep
 from ._rows import DecisionRow
 from ._schedulers import EASY, FCFS, SCHEDULERS, Conservative, Scheduler, make_scheduler
 from ._simulate import Decision, SimulationResult, simulate
@@ -86,6 +87,7 @@ __all__ = [
     "Allocator",
     "AllocatorSummary",
     "Certification",
+    "CertificationFile",
     "Configuration",
     "Conservative",
     "Decision",
@@ -117,6 +119,8 @@ __all__ = [
     "plot_gap_histogram",
     "plot_improvement_by_size",
     "plot_machine",
+    "plot_sweep",
+    "read_certification",
     "read_jobs",
     "read_sweep",
     "read_swf",
