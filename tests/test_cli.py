@@ -245,7 +245,7 @@ def test_removed_flags_are_refused(capsys):
 
 
 @pytest.mark.parametrize("command", ["solve", "gap", "bench", "order", "map", "qap", "simulate", "certify",
-                                     "sweep"])
+                                     "sweep", "plot"])
 def test_every_subcommand_has_help(capsys, command):
     with pytest.raises(SystemExit) as exc:
         main([command, "--help"])

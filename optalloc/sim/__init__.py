@@ -25,10 +25,12 @@ situation/decision comparisons and gap certification.
 allocator drives, the others are evaluated on the same free sets, and the
 exact optimum of every decision (:func:`optalloc.ksubset.exact`, one
 cache for the run) certifies each allocator's ratio; ``Certification``
-holds the per-decision rows and summaries.  ``plot_machine``,
-``plot_gap_histogram`` and ``plot_improvement_by_size`` draw the mesh at a
-time, the ratio histogram and the improvement by job size (matplotlib,
-to files).
+holds the per-decision rows and summaries, and ``read_certification``
+reads its CSV or JSON-lines file back.  ``plot_machine``,
+``plot_gap_histogram``, ``plot_improvement_by_size`` and ``plot_sweep``
+draw the machine at a time, the certified ratios of every allocator, the
+improvement by job size and a sweep metric per allocator (matplotlib: each
+takes ``ax=`` and returns the Axes; the backend is never changed).
 
 Sweeps: ``load_sweep`` reads a TOML grid of configurations (allocator x
 parameters x trace x machine x scheduler), ``run_sweep`` runs it in local
