@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from optalloc._pyomo import get_solver, load_solution
+from optalloc._pyomo import get_solver, load_solution, solve_quietly
 from optalloc._result import OrderResult, status_of
 from optalloc._validate import validate_distances
 
@@ -115,7 +115,7 @@ def order_ip(D, *, weights=None, ring=False, time_limit=None, distance_constrain
     kwargs = {"load_solutions": False}
     if time_limit is not None:
         kwargs["timelimit"] = time_limit
-    results = opt.solve(model, **kwargs)
+    results = solve_quietly(opt, model, **kwargs)
     tc = results.solver.termination_condition
     extra["termination"] = str(tc)
     lower = results.problem.lower_bound

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._pyomo import silent_highs
+
 
 class _PairLP:
     """The pairwise LP in HiGHS, with rows added and dropped between solves.
@@ -34,8 +36,7 @@ class _PairLP:
         pid[iu, ju] = np.arange(self.m)
         pid[ju, iu] = np.arange(self.m)
         self.pid = pid
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = silent_highs()  # HiGHS prints its banner when made: to standard error
         h.setOptionValue("solver", lp_solver)
         if lp_solver == "ipm":
             h.setOptionValue("run_crossover", "off")

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._pyomo import get_solver, load_solution
+from .._pyomo import get_solver, load_solution, solve_quietly
 from ._common import make_result
 
 # Relative MIP gap option names of common solvers.
@@ -26,11 +26,13 @@ def _builder(formulation: str):
     }[formulation]
 
 
-def solve_formulation(pts, k, *, solver, formulation, time_limit, rel_gap, start):
+def solve_formulation(pts, k, *, solver, formulation, time_limit, rel_gap, start, verbose=False):
     """Build the model, solve it as a MIP, map the outcome to a Result.
 
     The one place that maps options (time limit, relative gap) and reads the
-    termination condition and the dual bound before touching values.
+    termination condition and the dual bound before touching values.  The
+    solver prints nothing on standard output; its log goes to standard
+    error when ``verbose``.
     """
     import pyomo.environ as pyo
     from pyomo.opt import TerminationCondition as TC
@@ -45,7 +47,7 @@ def solve_formulation(pts, k, *, solver, formulation, time_limit, rel_gap, start
         options[_GAP_OPTION[solver]] = rel_gap
     if options:
         kwargs["options"] = options
-    results = opt.solve(model, **kwargs)
+    results = solve_quietly(opt, model, verbose=verbose, **kwargs)
     tc = results.solver.termination_condition
     lower = results.problem.lower_bound
     bound = float(lower) if lower is not None and math.isfinite(float(lower)) else None

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .._pyomo import get_solver, load_solution
+from .._pyomo import get_solver, load_solution, solve_quietly
 from ._bounds import _gl
 from ._common import Stopwatch, positive_int, qap_result
 from ._core import validate_matrices
@@ -95,7 +95,8 @@ def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit:
     rng : None, int or numpy.random.Generator
         Seed of the tabu search that gives the incumbent.
     verbose : bool
-        Show the solver log.
+        Show the solver log, on standard error (standard output carries
+        results only).
 
     Returns
     -------
@@ -139,13 +140,13 @@ def exact(W, C, *, formulation: str = "auto", solver: str = "highs", time_limit:
     model = build_adams_johnson(A, B)
     for (i, k), var in model.x.items():   # the incumbent, for solvers that take a start
         var.value = 1.0 if p[i] == k else 0.0
-    kwargs = {"load_solutions": False, "tee": bool(verbose)}
+    kwargs = {"load_solutions": False}
     remaining = clock.remaining()
     if remaining is not None:
         kwargs["timelimit"] = max(1.0, remaining)
     if rel_gap:
         kwargs["options"] = {"mip_rel_gap": float(rel_gap)} if solver.endswith("highs") else {}
-    results = opt.solve(model, **kwargs)
+    results = solve_quietly(opt, model, verbose=verbose, **kwargs)
     tc = results.solver.termination_condition
     lower = results.problem.lower_bound
     if lower is not None and math.isfinite(float(lower)):
