@@ -219,7 +219,7 @@ def exact(
         from ._pyomo import solve_formulation
 
         return solve_formulation(pts, k, solver=solver, formulation=formulation, time_limit=time_limit,
-                                 rel_gap=rel_gap, start=start)
+                                 rel_gap=rel_gap, start=start, verbose=verbose)
 
     key = warm_start._key(pts, k) if warm_start is not None else None
     if warm_start is not None:
