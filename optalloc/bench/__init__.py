@@ -21,7 +21,11 @@ Suites (:data:`SUITES`), one module each:
     the simulator and the certification on the NASA trace
     (:func:`run_sim_bench`);
 ``curves``
-    orderings against reference values and the curves (:func:`run_curves`).
+    orderings against reference values and the curves (:func:`run_curves`);
+``startup``
+    the wall time of ``optalloc --help`` and ``import optalloc`` in a fresh
+    interpreter against ``python -c pass``, and the check that they load
+    no package of :data:`HEAVY` (:func:`run_startup`).
 
 :func:`run_bench` runs one suite or all of them and returns one
 :class:`BenchTable` per suite; :class:`BenchRow` and :func:`format_table`
@@ -39,9 +43,11 @@ from ._exact import BOX_CASES, PROFILE_CASES, run_box, run_exact, run_exact_suit
 from ._heuristics import run
 from ._qap import QAPBenchRow, format_qap_table, qaplib_dir, run_qap
 from ._sim import NASA_TRACE, nasa_trace_path, run_sim_bench
+from ._startup import HEAVY, StartupRow, format_startup_table, run_startup
 
 __all__ = [
     "BOX_CASES",
+    "HEAVY",
     "NASA_TRACE",
     "PROFILE_CASES",
     "SUITES",
@@ -49,8 +55,10 @@ __all__ = [
     "BenchTable",
     "OrderBenchRow",
     "QAPBenchRow",
+    "StartupRow",
     "format_curves_table",
     "format_qap_table",
+    "format_startup_table",
     "format_table",
     "half_free_mesh",
     "nasa_trace_path",
@@ -66,10 +74,11 @@ __all__ = [
     "run_ptas",
     "run_qap",
     "run_sim_bench",
+    "run_startup",
 ]
 
 #: The suites, in the order ``run_bench("all")`` runs them.
-SUITES = ("heuristics", "exact", "qap", "sim", "curves")
+SUITES = ("heuristics", "exact", "qap", "sim", "curves", "startup")
 
 #: default time limit (seconds) per solve of the suites that take one
 DEFAULT_LIMITS = {"exact": 60.0, "qap": 2.0, "curves": 30.0}
@@ -97,10 +106,12 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
     quick : bool
         Small instances (seconds per suite).
     repeat : int
-        heuristics: runs of each side of a case, the best time kept.
+        heuristics: runs of each side of a case, the best time kept;
+        startup: runs of each command and of the baseline, the medians
+        kept (at most 3 with ``quick``).
     limit : float, optional
         Seconds per exact solve (default 60), per QAP run (2) or per
-        ordering search (30); not for the heuristics suite.
+        ordering search (30); not for the heuristics and startup suites.
     progress : callable, optional
         Called with a short text before each case.
 
@@ -114,7 +125,7 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
         raise ValueError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)} or all")
     if repeat < 1:
         raise ValueError(f"`repeat` must be at least 1, got {repeat}")
-    if limit is not None and suite == "heuristics":
+    if limit is not None and suite in ("heuristics", "startup"):
         raise ValueError("`limit` applies to the exact, qap, curves and all suites")
     if limit is not None and not limit > 0:
         raise ValueError(f"`limit` must be positive, got {limit}")
@@ -132,6 +143,9 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
         elif name == "sim":
             rows, text = run_sim_bench(quick=quick, progress=progress), format_table
             ok = all(r.agree for r in rows)
+        elif name == "startup":
+            rows, text = run_startup(quick=quick, repeat=repeat, progress=progress), format_startup_table
+            ok = all(r.ok for r in rows)
         else:
             rows, text = run_curves(quick=quick, limit=lim, progress=progress), format_curves_table
             ok = all(r.ok for r in rows)

@@ -7,7 +7,7 @@ import sys
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, print_json
 
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
-SUITES = ("heuristics", "exact", "qap", "sim", "curves")
+SUITES = ("heuristics", "exact", "qap", "sim", "curves", "startup")
 
 
 def cmd_bench(args) -> int:
@@ -15,7 +15,7 @@ def cmd_bench(args) -> int:
 
     if args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
-    if args.limit is not None and args.suite == "heuristics":
+    if args.limit is not None and args.suite in ("heuristics", "startup"):
         raise UsageError("--limit applies to --suite exact, qap, curves or all")
     if args.limit is not None and not args.limit > 0:
         raise UsageError(f"--limit must be positive, got {args.limit}")
@@ -38,13 +38,15 @@ def register(sub) -> None:
                        description="Time the solvers against baselines run in the same process.")
     p.add_argument("--quick", action="store_true", help="small instances (seconds)")
     p.add_argument("--repeat", type=int, default=5,
-                   help="repetitions of each side of a heuristics case (the best is kept; 3 s budget per side)")
+                   help="repetitions of each side of a heuristics case (the best is kept; 3 s budget per side) "
+                   "or of each startup command (the median is kept)")
     p.add_argument("--suite", choices=(*SUITES, "all"), default="heuristics",
                    help="heuristics (seconds, default), exact (the exact solver against the plain "
                    "pairwise MIP: up to 2 x 9 x --limit seconds), qap (GRASP and tabu over 10 seeds on "
                    "QAPLIB and mapping instances against scipy: about 15 minutes), sim (the NASA trace: "
                    "simulation and certification, a few minutes), curves (reference values and order_graph "
-                   "against the curves: about 2 minutes) or all")
+                   "against the curves: about 2 minutes), startup (the wall time of optalloc --help in a fresh "
+                   "interpreter against python -c pass: seconds) or all")
     p.add_argument("--limit", type=float, metavar="S",
                    help="time limit per exact solve (default 60), per QAP run (default 2) or per order_graph "
                    "search (default 30)")

@@ -48,6 +48,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._jit import AVAILABLE as _HAVE_NUMBA
+from .._jit import njit
 from ._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 from ._boxsearch import _place_row, search_box
 
@@ -166,12 +168,8 @@ def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by n
         score[r] = total
 
 
-try:  # pragma: no cover - exercised when numba is installed
-    from numba import njit
-
-    _scores_jit = njit(cache=True)(_scores_loop)
-except ImportError:  # pragma: no cover - exercised when it is not
-    _scores_jit = None
+#: compiled on first call (numba imported then, not here); None without numba
+_scores_jit = njit(cache=True)(_scores_loop) if _HAVE_NUMBA else None
 
 
 #: refuse boxes with more partitions than this (counted before enumerating)

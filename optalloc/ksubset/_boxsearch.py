@@ -39,6 +39,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._jit import AVAILABLE as _HAVE_NUMBA
+from .._jit import njit
+
+#: True when the search is offered: numba is installed (it is imported, and
+#: the loops compiled, at the first search)
+AVAILABLE = _HAVE_NUMBA
+
 _BIG = np.int64(1) << 50
 
 
@@ -220,16 +227,11 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
     return best, nodes, complete
 
 
-try:  # pragma: no cover - exercised when numba is installed
-    from numba import njit
-
-    _cut_bounds = njit(cache=True)(_cut_bounds)
-    _place_row = njit(cache=True)(_place_row)
-    _grow_columns = njit(cache=True)(_grow_columns)
-    _search = njit(cache=True)(_search)
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - exercised when it is not
-    AVAILABLE = False
+# compiled on first call (numba imported then, not here)
+_cut_bounds = njit(cache=True)(_cut_bounds)
+_place_row = njit(cache=True)(_place_row)
+_grow_columns = njit(cache=True)(_grow_columns)
+_search = njit(cache=True)(_search)
 
 
 def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, upper: float | None = None):

@@ -54,9 +54,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._jit import AVAILABLE, njit
 from ._box import arrangement
 from ._boxsearch import _BIG, _place_row
-from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 
 #: cross-sections with more Young diagrams than this are refused (8 x 8 has
 #: 12,870; the children of a node are scanned among all of them)
@@ -322,16 +322,13 @@ def _search(box, upper, node_limit, best_path):  # pragma: no cover - compiled b
             expand = False
 
 
-if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
-    from numba import njit
-
-    _arr = njit(cache=True)(_arr)
-    _inside = njit(cache=True)(_inside)
-    _add_slice = njit(cache=True)(_add_slice)
-    _greedy_bound = njit(cache=True)(_greedy_bound)
-    _below = njit(cache=True)(_below)
-    _search = njit(cache=True)(_search)
-AVAILABLE = _HAVE_NUMBA
+# compiled on first call (numba imported then, not here)
+_arr = njit(cache=True)(_arr)
+_inside = njit(cache=True)(_inside)
+_add_slice = njit(cache=True)(_add_slice)
+_greedy_bound = njit(cache=True)(_greedy_bound)
+_below = njit(cache=True)(_below)
+_search = njit(cache=True)(_search)
 
 
 @lru_cache(maxsize=8)

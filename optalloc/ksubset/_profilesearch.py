@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._boxsearch import AVAILABLE as _HAVE_NUMBA
+from .._jit import njit, objmode
 
 
 class ProfileTables(NamedTuple):
@@ -138,7 +138,9 @@ def _cut_tails(gaps, caps, k, A, B, tail):  # pragma: no cover - compiled by num
 
 def _now():
     """Seconds of a monotonic clock (callable from the compiled search)."""
-    return time.perf_counter()
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
 
 
 def _add_row(free, c, X, fc, i, v, aug):  # pragma: no cover - compiled by numba when installed
@@ -515,19 +517,12 @@ def _target(tables, upper, run):  # pragma: no cover - compiled by numba when in
     return TargetResult(best, nodes, True)
 
 
-if _HAVE_NUMBA:  # pragma: no cover - exercised when numba is installed
-    from numba import njit, objmode
-
-    @njit(cache=True)
-    def _now():
-        with objmode(t="float64"):
-            t = time.perf_counter()
-        return t
-
-    _cut_tails = njit(cache=True)(_cut_tails)
-    _rest_costs = njit(cache=True)(_rest_costs)
-    _add_row = njit(cache=True)(_add_row)
-    _pair_windows = njit(cache=True)(_pair_windows)
-    _rows = njit(cache=True)(_rows)
-    # without the GIL: exact runs the search in a thread beside the LP
-    _target = njit(cache=True, nogil=True)(_target)
+# compiled on first call (numba imported then, not here); plain Python without numba
+_now = njit(cache=True)(_now)
+_cut_tails = njit(cache=True)(_cut_tails)
+_rest_costs = njit(cache=True)(_rest_costs)
+_add_row = njit(cache=True)(_add_row)
+_pair_windows = njit(cache=True)(_pair_windows)
+_rows = njit(cache=True)(_rows)
+# without the GIL: exact runs the search in a thread beside the LP
+_target = njit(cache=True, nogil=True)(_target)

@@ -7,7 +7,6 @@ import math
 import time
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from ._common import as_int, make_result, validate_k, validate_points, validate_positive, weights_of_sets
 
@@ -74,6 +73,8 @@ def k3(points, k=3):
         raise ValueError(f"method 'k3' solves k = 3 only, got k = {k}")
     validate_k(3, n)
     m = min(n - 1, 2 * (2 * d + 1) ** d - 1)
+    from scipy.spatial import cKDTree  # a slow import (~70 ms): only when k3 runs
+
     _, nb = cKDTree(pts).query(pts, k=m + 1, p=1)
     nb = np.asarray(nb).reshape(n, m + 1)
     iu, ju = np.triu_indices(m + 1, k=1)

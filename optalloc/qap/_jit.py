@@ -30,13 +30,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-try:  # pragma: no cover - exercised when numba is installed
-    from numba import njit
-except ImportError:  # pragma: no cover - exercised when it is not
-    njit = None
+from .._jit import AVAILABLE as _HAVE_NUMBA
+from .._jit import njit
 
-#: True when the compiled search is available.
-AVAILABLE = njit is not None
+#: True when the compiled search is available (numba installed; it is
+#: imported and the loops compiled at the first search, not here).
+AVAILABLE = _HAVE_NUMBA
 
 #: Codes returned by :func:`tabu_steps`.
 DONE, RESTART, TARGET = 0, 1, 2
@@ -262,10 +261,8 @@ def _value(A, Q):
     return total
 
 
-if AVAILABLE:  # pragma: no branch
-    _row = njit(cache=True, fastmath=True)(_row)
-    _update = njit(cache=True)(_update)
-    _value = njit(cache=True)(_value)
-    _steps = njit(cache=True, nogil=True)(_tabu_steps)
-else:  # pragma: no cover
-    _steps = _tabu_steps
+# compiled on first call (numba imported then, not here); plain Python without numba
+_row = njit(cache=True, fastmath=True)(_row)
+_update = njit(cache=True)(_update)
+_value = njit(cache=True)(_value)
+_steps = njit(cache=True, nogil=True)(_tabu_steps)
