@@ -74,12 +74,22 @@ def load_trace(path, machine, args):
         raise UsageError(f"--scale must be a positive integer, got {args.scale}")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be positive, got {args.jobs}")
-    trace = read_swf(path, scale=args.scale, max_procs=machine.size, oversize=args.oversize)
+    trace = read_swf(path, scale=args.scale, max_procs=machine.size, oversize=args.oversize,
+                     strict=not args.skip_bad_lines)
     if args.jobs is not None:
         trace = Trace(trace.jobs[: args.jobs], max_procs=trace.max_procs, report=trace.report)
     if len(trace) == 0:
-        raise UsageError(f"{path}: no job of the trace fits the machine")
+        raise UsageError(f"{path}: no job left to simulate: {trace.report.why_no_jobs(trace.max_procs)}")
     return trace
+
+
+def workload_name(path: str) -> str:
+    """The trace's file name without ``.gz`` and ``.swf``: the Batsim ``workload_name``."""
+    name = os.path.basename(path)
+    for suffix in (".gz", ".swf"):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return "".join(c if c not in ",\r\n" else "_" for c in name) or "w0"
 
 
 def seeded(spec: str, seed: int) -> str:
@@ -96,12 +106,14 @@ def progress_on(args) -> bool:
 
 def cmd_simulate(args) -> int:
     machine = empty_machine(args)
-    ext = check_out(args.out, args.force, exts=OUT_EXTS)
+    ext = check_out(args.out, args.force, exts=(".csv",) if args.format == "batsim" else OUT_EXTS)
     allocator = parse_allocator(seeded(args.allocator, args.seed))  # bad names raise ValueError: exit 2
     trace = load_trace(args.trace, machine, args)
     res = simulate(trace, machine, scheduler=args.scheduler, allocator=allocator,
                    kill_at_estimate=not args.full_runtime, progress=progress_on(args))
-    if ext == ".csv":
+    if args.format == "batsim" and ext is not None:
+        res.to_batsim_csv(args.out, overwrite=args.force, workload_name=workload_name(args.trace))
+    elif ext == ".csv":
         res.to_csv(args.out, overwrite=args.force)
     elif ext is not None:
         res.to_jsonl(args.out, overwrite=args.force)
@@ -226,6 +238,8 @@ def add_run_options(p, *, machine_default):
     p.add_argument("--oversize", default="skip", choices=("skip", "clip", "error"),
                    help="jobs larger than the machine (default skip; counted in the report)")
     p.add_argument("--jobs", type=int, metavar="N", help="only the first N jobs of the trace")
+    p.add_argument("--skip-bad-lines", action="store_true",
+                   help="skip malformed trace lines (not 18 numbers) instead of stopping; they are counted")
     p.add_argument("--full-runtime", action="store_true",
                    help="run jobs their full run time instead of killing them at their estimate")
     p.add_argument("--out", metavar="FILE", help="write per-job (per-decision) rows: .csv or .jsonl")
@@ -240,11 +254,14 @@ def register(sub) -> None:
     p = sub.add_parser("simulate", help="replay a job trace on a machine with a scheduler and an allocator",
                        description="Replay a Standard Workload Format trace on a mesh or torus and "
                        "print the summary (jobs, utilisation, makespan, wait, locality, ties).")
-    p.add_argument("trace", metavar="TRACE", help="trace file (Standard Workload Format)")
+    p.add_argument("trace", metavar="TRACE", help="trace file (Standard Workload Format; .swf.gz is read too)")
     p.add_argument("--allocator", default="mc1x1", metavar="SPEC",
                    help="mc1x1, mc1x1:tie=default, mm, gen-alg, mm-inc, 1d:hilbert:best-fit, random, ... "
                    "(default mc1x1)")
     add_run_options(p, machine_default=None)
+    p.add_argument("--format", default="jobs", choices=("jobs", "batsim"),
+                   help="what --out holds: jobs (default; every per-job record, .csv or .jsonl) or batsim "
+                   "(.csv in the job layout of Batsim's _jobs.csv, which evalys reads)")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("certify", help="certified optimality gaps of allocators along a trace",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._text import read_text
+from .._text import plain_suffix, read_text
 from ._machine import MAP_OWNER, Machine
 
 FREE = "."
@@ -103,25 +103,25 @@ def read_map(path: str | os.PathLike) -> Machine:
 
 def read_graph(path: str | os.PathLike):
     """A NetworkX graph from an edge list, GraphML (``.graphml``) or JSON
-    node-link (``.json``) file.
+    node-link (``.json``) file, plain or gzipped (``net.graphml.gz``: the
+    format is told by the suffix before ``.gz``).
 
     An edge list has one link ``u v`` or ``u v length`` per line (``#``
     comments); lengths go to the edge attribute ``"length"`` (of repeated
-    links the shortest counts).
+    links the shortest counts).  Node-link JSON may hold its links under
+    ``"links"`` (what ``networkx.node_link_data`` wrote by default before
+    networkx 3.6) or ``"edges"`` (its default from 3.6 on).
     """
     import networkx as nx
 
     path = Path(path)
     text = read_text(path)
-    suffix = path.suffix.lower()
+    suffix = plain_suffix(path)
     try:
         if suffix == ".graphml":
             G = nx.parse_graphml(text)
         elif suffix == ".json":
-            data = json.loads(text)
-            if isinstance(data, dict) and "links" not in data and "edges" in data:
-                data = {**data, "links": data["edges"]}  # networkx >= 3.6 writes "edges"
-            G = nx.node_link_graph(data, edges="links")
+            G = _node_link_graph(nx, json.loads(text))
         else:
             G = _parse_edge_list(text, path)
     except (json.JSONDecodeError, nx.NetworkXError, KeyError, TypeError, AttributeError, SyntaxError) as exc:
@@ -129,6 +129,15 @@ def read_graph(path: str | os.PathLike):
     if G.number_of_nodes() == 0:
         raise ValueError(f"{path}: the graph has no node")
     return G
+
+
+def _node_link_graph(nx, data):
+    """``nx.node_link_graph`` on data whose links are under ``"links"`` or
+    ``"edges"`` (the ``edges=`` keyword needs networkx 3.4, the floor in
+    pyproject.toml)."""
+    if isinstance(data, dict) and "links" not in data and "edges" in data:
+        data = {**data, "links": data["edges"]}
+    return nx.node_link_graph(data, edges="links")
 
 
 def _parse_edge_list(text: str, path):

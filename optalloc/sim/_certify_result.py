@@ -16,6 +16,7 @@ import numpy as np
 
 from .._table import text_table
 from ._certify_files import _RowFile
+from ._metrics import _pandas
 from ._rows import TOL, DecisionRow, _num
 from ._simulate import SimulationResult
 
@@ -272,6 +273,50 @@ class Certification:
                 "by_size": [{k: _num(v) if isinstance(v, float) else v for k, v in s.to_dict().items()}
                             for s in self.by_size()],
                 "violations": self.check()}
+
+    #: Columns of :meth:`to_pandas`, in order.
+    FRAME_COLUMNS = ("decision", "job_id", "time", "k", "n_free", "lower", "upper", "status", "proven", "cached",
+                     "exact_seconds", "allocator", "driver", "W", "guarantee", "ratio_low", "ratio_high",
+                     "optimal", "best")
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame in long form: one row per decision
+        and allocator.
+
+        Columns: ``decision`` (the decision index), ``job_id``, ``time``,
+        ``k``, ``n_free``, ``lower`` and ``upper`` (the bracket of the
+        optimum), ``status``, ``proven``, ``cached``, ``exact_seconds``
+        (of the decision); then, for the allocator, ``allocator`` (its
+        name), ``driver`` (True for the allocator that placed the jobs),
+        ``W``, ``guarantee`` (NaN when the method has none), ``ratio_low``
+        and ``ratio_high`` (the certified interval of W / OPT; inf when the
+        lower bound is 0), ``optimal`` (proven optimal on this decision) and
+        ``best`` (least W among the allocators).  Rows are ordered by
+        decision, then allocator in the order of :attr:`names`; a table
+        with one column per allocator is ``frame.pivot(index="decision",
+        columns="allocator", values="ratio_high")``.
+
+        pandas is optional: without it this raises ImportError.
+
+        Examples
+        --------
+        >>> from optalloc.sim import Job, certify
+        >>> cert = certify([Job(1, 0, 10, 3), Job(2, 1, 10, 5)], "4x4", allocators=("mm", "mc1x1"))
+        >>> df = cert.to_pandas()
+        >>> df[["decision", "k", "allocator", "W", "ratio_high"]].values.tolist()
+        [[0, 3, 'mm', 4.0, 1.0], [0, 3, 'mc1x1', 4.0, 1.0], [1, 5, 'mm', 16.0, 1.0], [1, 5, 'mc1x1', 16.0, 1.0]]
+        """
+        pd = _pandas("Certification.to_pandas()")
+        out = []
+        for r in self.rows:
+            best = r.best(self.names)
+            slack = TOL * max(1.0, r.upper)
+            for name, w, g, (lo, hi) in zip(self.names, r.W, r.guarantee, r.ratios()):
+                out.append((r.index, r.job_id, r.time, r.k, r.n_free, r.lower, r.upper, r.status, r.proven,
+                            r.cached, r.exact_seconds, name, name == self.driver, float(w),
+                            math.nan if g is None else float(g), lo, hi, r.proven and w <= r.upper + slack,
+                            name in best))
+        return pd.DataFrame.from_records(out, columns=list(self.FRAME_COLUMNS))
 
     def to_csv(self, path, *, overwrite=False) -> None:
         """One row per decision; W, ratio_low and ratio_high of each allocator.

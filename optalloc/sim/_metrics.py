@@ -15,6 +15,10 @@ al. 2005, sec. 5):
 Scheduling metrics: wait = start - submit; flow (response) time = end -
 submit; bounded slowdown = max(1, flow / max(run, 10 s)), the usual guard
 against very short jobs (Feitelson et al. 1997).
+
+Output: CSV and JSON lines of the records, the job layout of Batsim's
+``_jobs.csv`` (which evalys' ``JobSet.from_csv`` reads), and pandas
+DataFrames (pandas is optional, imported when asked for).
 """
 
 from __future__ import annotations
@@ -314,3 +318,91 @@ def write_jsonl(records, path, *, overwrite=False, summary=None) -> None:
             fh.write(json.dumps(r.to_dict()) + "\n")
         if summary is not None:
             fh.write(json.dumps({"summary": summary.to_dict()}) + "\n")
+
+
+# ---------------------------------------------------------------- DataFrames
+
+
+def _pandas(what: str):
+    """The pandas module, or a one-line ImportError saying how to install it."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(f"{what} needs pandas: pip install pandas (or pip install 'optalloc[data]')") from None
+    return pd
+
+
+#: JobRecord fields that may be None: nullable integer columns in a DataFrame.
+_NULLABLE_INT = ("span", "ring_span", "n_tied")
+
+
+def records_frame(records, what="to_pandas()"):
+    """A DataFrame of job records: one row per job, one column per
+    :class:`JobRecord` field (``bbox`` and ``nodes`` hold tuples; ``span``,
+    ``ring_span`` and ``n_tied`` are nullable integers, ``<NA>`` for None)."""
+    pd = _pandas(what)
+    recs = list(records)
+    data = {name: [getattr(r, name) for r in recs] for name in CSV_COLUMNS}
+    frame = pd.DataFrame(data, columns=list(CSV_COLUMNS))
+    for name in _NULLABLE_INT:
+        frame[name] = pd.array(data[name], dtype="Int64")
+    for name in ("bbox", "nodes"):
+        frame[name] = pd.Series(data[name], dtype=object)
+    return frame
+
+
+# ---------------------------------------------------------------- Batsim / evalys
+
+#: Columns of Batsim's ``_jobs.csv``, in Batsim's order (docs/output-jobs.rst of
+#: Batsim); evalys' ``JobSet.from_csv`` reads them.
+BATSIM_COLUMNS = ("job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
+                  "requested_time", "success", "final_state", "starting_time", "execution_time", "finish_time",
+                  "waiting_time", "turnaround_time", "stretch", "consumed_energy", "allocated_resources",
+                  "metadata")
+
+
+def interval_set(ids) -> str:
+    """Node ids as a canonical Batsim interval set: ascending, disjoint
+    ``a-b`` ranges (a lone id as ``a``) separated by spaces.
+
+    Examples
+    --------
+    >>> interval_set([8, 0, 1, 2, 3, 10, 11])
+    '0-3 8 10-11'
+    >>> interval_set([])
+    ''
+    """
+    out, run = [], None
+    for v in sorted({int(i) for i in ids}):
+        if run is not None and v == run[1] + 1:
+            run[1] = v
+            continue
+        if run is not None:
+            out.append(run)
+        run = [v, v]
+    if run is not None:
+        out.append(run)
+    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in out)
+
+
+def batsim_row(r: JobRecord, workload_name: str) -> dict:
+    """One job in the columns of Batsim's ``_jobs.csv``."""
+    return {"job_id": r.job_id, "workload_name": workload_name, "profile": "", "submission_time": r.submit,
+            "requested_number_of_resources": r.procs, "requested_time": r.estimate, "success": int(not r.killed),
+            "final_state": "COMPLETED_WALLTIME_REACHED" if r.killed else "COMPLETED_SUCCESSFULLY",
+            "starting_time": r.start, "execution_time": r.end - r.start, "finish_time": r.end,
+            "waiting_time": r.wait, "turnaround_time": r.flow, "stretch": r.flow / (r.end - r.start),
+            "consumed_energy": -1, "allocated_resources": interval_set(r.nodes), "metadata": ""}
+
+
+def write_batsim_csv(records, path, *, overwrite=False, workload_name="w0") -> None:
+    """Records as CSV in the job layout of Batsim's ``_jobs.csv`` (see
+    :meth:`SimulationResult.to_batsim_csv`)."""
+    if not isinstance(workload_name, str) or not workload_name or any(c in workload_name for c in ",\n\r"):
+        raise ValueError(f"`workload_name` must be a non-empty name without commas or line ends, "
+                         f"got {workload_name!r}")
+    with _open_new(path, overwrite) as fh:
+        w = csv.DictWriter(fh, fieldnames=BATSIM_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in records:
+            w.writerow(batsim_row(r, workload_name))

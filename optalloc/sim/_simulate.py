@@ -24,7 +24,9 @@ from ._metrics import (
     JobRecord,
     Summary,
     allocation_metrics,
+    records_frame,
     summarise,
+    write_batsim_csv,
     write_csv,
     write_jsonl,
 )
@@ -134,6 +136,49 @@ class SimulationResult:
     def to_jsonl(self, path, *, overwrite=False) -> None:
         """Write the records as JSON lines, then ``{"summary": ...}``."""
         write_jsonl(self.records, path, overwrite=overwrite, summary=self.summary)
+
+    def to_batsim_csv(self, path, *, overwrite=False, workload_name="w0") -> None:
+        """Write the jobs as CSV in the layout of Batsim's ``_jobs.csv``, which
+        evalys reads (``evalys.jobset.JobSet.from_csv``).
+
+        Columns, in Batsim's order: ``job_id``, ``workload_name``,
+        ``profile`` (empty), ``submission_time``,
+        ``requested_number_of_resources`` (k), ``requested_time`` (the
+        estimate), ``success`` (0 for a job killed at its estimate, else 1),
+        ``final_state`` (``COMPLETED_WALLTIME_REACHED`` or
+        ``COMPLETED_SUCCESSFULLY``), ``starting_time``, ``execution_time``,
+        ``finish_time``, ``waiting_time``, ``turnaround_time``, ``stretch``
+        (turnaround / execution time, not bounded), ``consumed_energy``
+        (-1: not simulated), ``allocated_resources`` (the node ids as an
+        interval set, ``0-3 8 10-11``), ``metadata`` (empty).  One row per
+        job, in trace order; times in seconds.
+
+        Never replaces a file unless ``overwrite`` is True.
+
+        Examples
+        --------
+        >>> import csv, os, tempfile
+        >>> from optalloc.sim import Job, simulate
+        >>> res = simulate([Job(1, 0, 10, 3), Job(2, 0, 10, 2)], "2x2", allocator="mc1x1")
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     path = os.path.join(d, "jobs.csv")
+        ...     res.to_batsim_csv(path)
+        ...     with open(path, newline="") as fh:
+        ...         rows = list(csv.DictReader(fh))
+        >>> [(r["job_id"], r["starting_time"], r["allocated_resources"], r["final_state"]) for r in rows]
+        [('1', '0.0', '0-2', 'COMPLETED_SUCCESSFULLY'), ('2', '10.0', '0-1', 'COMPLETED_SUCCESSFULLY')]
+        """
+        write_batsim_csv(self.records, path, overwrite=overwrite, workload_name=workload_name)
+
+    def to_pandas(self):
+        """The records as a pandas DataFrame: one row per job (trace order),
+        one column per :class:`JobRecord` field.
+
+        ``bbox`` and ``nodes`` hold tuples; ``span``, ``ring_span`` and
+        ``n_tied`` are nullable integers (``<NA>`` where the record has
+        None).  pandas is optional: without it this raises ImportError.
+        """
+        return records_frame(self.records, "SimulationResult.to_pandas()")
 
 
 def _as_allocation(choice) -> tuple[np.ndarray, Result | None]:

@@ -25,6 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field, fields
 
+from .._text import gunzip, read_data
 from .._validate import validate_positive
 
 __all__ = ["Job", "Trace", "TraceReport", "read_swf", "write_swf"]
@@ -34,6 +35,8 @@ _N_FIELDS = 18
 _HEADER_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*:(?!//)\s*(.*)$")
 _PROCESSORS = ("requested", "allocated", "auto")
 _OVERSIZE = ("skip", "clip", "error")
+#: The command-line flag that reads a trace with ``strict=False`` (named in messages).
+SKIP_BAD_LINES_FLAG = "--skip-bad-lines"
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,39 @@ class TraceReport:
         out["bad_line_numbers"] = list(self.bad_line_numbers)
         return out
 
+    def why_no_jobs(self, max_procs=None) -> str:
+        """What removed the jobs, in words: for the message of a trace with no job left.
+
+        Parameters
+        ----------
+        max_procs : int, optional
+            The machine size the trace was read for (named in the count of
+            jobs larger than the machine).
+
+        Examples
+        --------
+        >>> TraceReport().why_no_jobs()
+        'the file has no job lines'
+        >>> TraceReport(lines=1, runtime_nonpositive=1).why_no_jobs()
+        '1 job line, none kept: 1 with a bad run time (unknown, zero or negative)'
+        >>> TraceReport(lines=2, oversize_skipped=2).why_no_jobs(32)
+        '2 job lines, none kept: 2 larger than the machine (32 processors)'
+        """
+        if self.lines == 0:
+            return "the file has no job lines"
+        size = f" ({max_procs} processors)" if max_procs is not None else ""
+        parts = [
+            (self.runtime_unknown + self.runtime_nonpositive, "with a bad run time (unknown, zero or negative)"),
+            (self.oversize_skipped, f"larger than the machine{size}"),
+            (self.no_submit, "with no submit time (unknown or negative)"),
+            (self.no_processors, "with no processor count"),
+            (self.bad_lines, "malformed (skipped, not 18 numbers)"),
+        ]
+        out = f"{self.lines} job line{'s' if self.lines != 1 else ''}, "
+        out += "none kept" if self.jobs == 0 else f"{self.jobs} kept"
+        reasons = ", ".join(f"{n} {what}" for n, what in parts if n)
+        return f"{out}: {reasons}" if reasons else out
+
     def summary(self) -> str:
         """One line per non-zero count.
 
@@ -287,7 +323,9 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
     Parameters
     ----------
     path : str or path-like
-        The ``.swf`` file.
+        The ``.swf`` file, or a gzipped one (``NAME.swf.gz``, as the
+        Parallel Workloads Archive ships them): a file starting with the
+        gzip magic bytes is decompressed, whatever its name.
     processors : {"auto", "requested", "allocated"}
         Which processor count to use: field 8 (requested), field 5
         (allocated), or ``"auto"``: requested when known, else allocated.
@@ -307,7 +345,8 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
         et al. 2005, sec. 6).
     strict : bool
         True: a malformed line (not 18 numbers) raises ValueError with its
-        line number.  False: it is skipped and counted in ``bad_lines``.
+        line number.  False: it is skipped and counted in ``bad_lines``
+        (on the command line: ``--skip-bad-lines``).
 
     Returns
     -------
@@ -317,8 +356,8 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
     Raises
     ------
     ValueError
-        Missing or unreadable file, a malformed line (``strict=True``), an
-        oversize job (``oversize="error"``), or a bad argument.
+        Missing or unreadable file, a corrupt gzip file, a malformed line
+        (``strict=True``), an oversize job (``oversize="error"``), or a bad argument.
 
     Notes
     -----
@@ -349,22 +388,16 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
             raise ValueError(f"`max_procs` must be a positive integer, got {max_procs!r}") from None
         if max_procs < 1:
             raise ValueError(f"`max_procs` must be a positive integer, got {max_procs}")
-    try:
-        with open(path, "rb") as fh:
-            text = decode_swf(fh.read())
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a directory, not a file") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read file ({exc})") from None
+    text = decode_swf(read_data(path), path)
     return _parse_swf(text, os.fspath(path), processors, factor, max_procs, oversize, scale, strict)
 
 
-def decode_swf(data: bytes) -> str:
-    """The text of SWF file contents, as :func:`read_swf` reads them (a
-    byte order mark is not data; undecodable bytes are replaced)."""
-    return data.decode("utf-8-sig", errors="replace")
+def decode_swf(data: bytes, source="trace") -> str:
+    """The text of SWF file contents, as :func:`read_swf` reads them (gzip
+    data is decompressed, a byte order mark is not data, undecodable bytes
+    are replaced); ``source`` names the file in the error of a corrupt
+    gzip stream."""
+    return gunzip(data, source).decode("utf-8-sig", errors="replace")
 
 
 def _parse_swf(text, path, processors, factor, max_procs, oversize, scale, strict) -> Trace:
@@ -391,8 +424,8 @@ def _parse_swf(text, path, processors, factor, max_procs, oversize, scale, stric
                 raise ValueError("a field is not a finite number")
         except ValueError as exc:
             if strict:
-                raise ValueError(f"{path}:{lineno}: malformed SWF line ({exc}); "
-                                 "pass strict=False to skip such lines") from None
+                raise ValueError(f"{path}:{lineno}: malformed SWF line ({exc}); pass strict=False "
+                                 f"(command line: {SKIP_BAD_LINES_FLAG}) to skip such lines") from None
             count["bad_lines"] += 1
             if len(bad_numbers) < 100:
                 bad_numbers.append(lineno)

@@ -17,7 +17,7 @@ import os
 import sqlite3
 from typing import NamedTuple
 
-from .._metrics import JobRecord, Summary
+from .._metrics import JobRecord, Summary, _pandas
 from ._spec import SweepConfig
 from ._toml import load_sweep
 
@@ -28,6 +28,9 @@ SCHEMA_VERSION = 1
 
 _SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(Summary))
 _JOB_FIELDS = tuple(f.name for f in dataclasses.fields(JobRecord))
+#: Keys of a read_sweep row other than ``summary``: the first columns of its DataFrame.
+_FRAME_LABELS = ("index", "key", "sweep", "trace", "machine", "scheduler", "allocator", "seed", "spec", "status",
+                 "trace_report", "allocator_name", "wall_time", "finished_at", "error", "attempts")
 #: Columns of ``summaries`` after the key.
 _RESULT_COLUMNS = (*_SUMMARY_FIELDS, "allocator_name", "trace_report", "wall_time", "finished_at")
 
@@ -197,7 +200,7 @@ def _row_dicts(conn, config_rows) -> list:
     return out
 
 
-def read_sweep(db, config=None) -> list:
+def read_sweep(db, config=None, *, as_frame=False):
     """Configurations and their results, from a sweep database.
 
     Parameters
@@ -207,10 +210,18 @@ def read_sweep(db, config=None) -> list:
     config : SweepConfig or path, optional
         Only this sweep's configurations, in its order (its labels);
         default: every configuration in the file, in the order stored.
+    as_frame : bool
+        Return a pandas DataFrame instead of a list: one row per
+        configuration, the keys of the dicts below as columns except
+        ``summary``, whose :class:`Summary` fields become columns of their
+        own (``jobs``, ``makespan``, ``mean_wait``, ...; NaN or None
+        where the configuration is not done).  ``spec`` and
+        ``trace_report`` hold dicts.  pandas is optional: without it this
+        raises ImportError.
 
     Returns
     -------
-    list of dict
+    list of dict, or pandas.DataFrame with ``as_frame``
         Per configuration: ``index``, ``key``, ``sweep``, ``trace``,
         ``machine``, ``scheduler``, ``allocator``, ``seed``, ``spec``,
         ``status`` (``"done"``, ``"failed"`` or ``"pending"``),
@@ -227,9 +238,13 @@ def read_sweep(db, config=None) -> list:
     >>> with tempfile.TemporaryDirectory() as d:
     ...     _ = run_sweep(cfg, os.path.join(d, "s.sqlite"), workers=1)
     ...     rows = read_sweep(os.path.join(d, "s.sqlite"))
+    ...     frame = read_sweep(os.path.join(d, "s.sqlite"), as_frame=True)
     >>> rows[0]["allocator"], rows[0]["status"], rows[0]["summary"]["jobs"]
     ('mm', 'done', 20)
+    >>> frame[["allocator", "status", "jobs"]].values.tolist()
+    [['mm', 'done', 20]]
     """
+    pd = _pandas("read_sweep(..., as_frame=True)") if as_frame else None
     conn = _connect(db, create=False)
     try:
         cols = "key, spec, trace, machine, scheduler, allocator, seed, sweep"
@@ -241,9 +256,19 @@ def read_sweep(db, config=None) -> list:
                 config = load_sweep(config)
             rows = [_ConfigRow(c.index, c.key, json.dumps(c.spec, sort_keys=True), c.trace, c.machine, c.scheduler,
                                c.allocator, c.seed, config.name) for c in config.configurations]
-        return _row_dicts(conn, rows)
+        out = _row_dicts(conn, rows)
     finally:
         conn.close()
+    return out if pd is None else _sweep_frame(pd, out)
+
+
+def _sweep_frame(pd, rows):
+    """read_sweep rows as a DataFrame, the summary fields as columns."""
+    flat = []
+    for row in rows:
+        summary = row["summary"] or {}
+        flat.append({**{k: row[k] for k in _FRAME_LABELS}, **{n: summary.get(n) for n in _SUMMARY_FIELDS}})
+    return pd.DataFrame(flat, columns=[*_FRAME_LABELS, *_SUMMARY_FIELDS])
 
 
 def read_jobs(db, key) -> list:
