@@ -80,10 +80,10 @@ def _wrap(kind: str | None, d: int):
 
 
 def _read_file(path: Path, weight: str | None) -> Machine:
-    from .._text import read_text
+    from .._text import plain_suffix, read_text
     from ._io import parse_map, read_graph
 
-    if path.suffix.lower() in (".graphml", ".json"):
+    if plain_suffix(path) in (".graphml", ".json"):
         return Machine.from_graph(read_graph(path), weight=weight)
     text = read_text(path)
     rows = [line.split("#", 1)[0].strip() for line in text.splitlines()]

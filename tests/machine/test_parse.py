@@ -231,3 +231,16 @@ def test_missing_file_and_directory(tmp_path):
         with pytest.raises(ValueError, match="`machine` must be a shape") as err:
             parse_machine(spec)
         assert "\n" not in str(err.value) and str(spec) in str(err.value)
+
+
+def test_a_gzipped_one_line_network_is_a_network(tmp_path):
+    import gzip
+    import json
+
+    import networkx as nx
+
+    path = tmp_path / "g.json.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write(json.dumps(nx.node_link_data(nx.path_graph(4), edges="edges")))
+    m = parse_machine(str(path))
+    assert m.kind == "network" and m.n == 4 and m.distance(0, 3) == 3
