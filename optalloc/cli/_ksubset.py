@@ -4,6 +4,7 @@ on the free nodes of a machine or on a points file."""
 from __future__ import annotations
 
 import argparse
+import math
 
 import numpy as np
 
@@ -15,7 +16,6 @@ from ._common import (
     EXIT_OK,
     UsageError,
     check_out,
-    check_positive,
     fmt,
     grid_machine,
     load_machine,
@@ -30,6 +30,28 @@ from ._common import (
 #: solve option -> the flag that gives it
 FLAGS = {"time_limit": "--time-limit", "tie_break": "--tie-break", "request": "--request",
          "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--progress"}
+
+
+#: ``--time-limit`` of ``solve --method exact`` when not given (seconds)
+EXACT_TIME_LIMIT = 60.0
+#: ``--time-limit`` of ``gap`` when not given (seconds; the default of optalloc.ksubset.gap)
+GAP_TIME_LIMIT = 10.0
+
+
+def parse_time_limit(text: str | None, default: float | None) -> float | None:
+    """``--time-limit``: positive seconds, ``none`` for no limit (None), or
+    ``default`` when the flag is not given."""
+    if text is None:
+        return default
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise UsageError(f"--time-limit must be positive seconds or 'none' (no limit), got {text!r}")
+    return value
 
 
 def parse_tie_break(text: str | None):
@@ -84,7 +106,7 @@ def cmd_solve(args) -> int:
     pts, shape = load_instance(args)
     accepted = method_options(args.method)  # argparse checked the name
     wanted = {
-        "time_limit": args.time_limit,
+        "time_limit": parse_time_limit(args.time_limit, EXACT_TIME_LIMIT if args.method == "exact" else None),
         "shape": shape if (args.method == "mc1x1" or args.shape) else None,
         "tie_break": parse_tie_break(args.tie_break),
         "request": parse_shape(args.request, "--request") if args.request else None,
@@ -122,6 +144,11 @@ def cmd_solve(args) -> int:
         rows += [(k, fmt(v)) for k, v in result.extra.items()]
         if result.message:
             rows.append(("message", result.message))
+        if result.termination == "time_limit":
+            known = (f"the optimum is in [{fmt(result.bound)}, {fmt(result.objective)}]" if result.bound is not None
+                     else "the best set found is shown")
+            limit = fmt(options.get("time_limit"))
+            rows.append(("stopped", f"at the time limit of {limit} s (--time-limit S, or none for no limit): {known}"))
         print_rows(rows)
         print("chosen:")
         for p in result.points:
@@ -150,10 +177,10 @@ def match_chosen(pts: np.ndarray, chosen: np.ndarray, path: str) -> np.ndarray:
 
 
 def cmd_gap(args) -> int:
-    check_positive(args.time_limit, "--time-limit")
+    time_limit = parse_time_limit(args.time_limit, GAP_TIME_LIMIT)
     pts, _ = load_instance(args)
     chosen = match_chosen(pts, read_points(args.chosen), args.chosen)
-    rep = gap(pts, chosen, time_limit=args.time_limit if args.time_limit is not None else 10.0)
+    rep = gap(pts, chosen, time_limit=time_limit)
     if args.json:
         print_json(rep.to_dict())
         return EXIT_OK
@@ -182,12 +209,14 @@ def register(sub) -> None:
     p.add_argument("--k", type=int, required=True, help="number of processors to choose")
     p.add_argument("--method", default="mm", choices=sorted(METHODS), metavar="NAME",
                    help="one of: " + ", ".join(sorted(METHODS)) + " (default: mm)")
-    p.add_argument("--time-limit", type=float, metavar="S", help="seconds (methods that take a time limit)")
+    p.add_argument("--time-limit", metavar="S", help="seconds (methods that take a time limit); exact: default "
+                   f"{EXACT_TIME_LIMIT:g}, 'none' for no limit")
     p.add_argument("--shape", metavar="WxH", help="mesh extent for --points input (mc1x1)")
     p.add_argument("--tie-break", metavar="V", help="mc1x1: 'default', 'off' or SR,AF,WF,BF")
     p.add_argument("--request", metavar="AxB", help="mc1x1: requested shape of shell 0 (MC)")
     p.add_argument("--ring-length", type=float, metavar="L", help="line: circumference of a ring")
-    p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default min(k, 4))")
+    p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default: the largest the PTAS's "
+                   "budget of structures allows)")
     p.add_argument("--progress", action="store_true", help="exact: one line per cut round on standard error")
     p.add_argument("--out", metavar="FILE", help="write the chosen points to FILE (a points file)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
@@ -198,7 +227,8 @@ def register(sub) -> None:
                        description="Evaluate an allocation against the optimum or proven bounds.")
     add_instance(p)
     p.add_argument("--chosen", metavar="FILE", required=True, help="the allocation, as a points file")
-    p.add_argument("--time-limit", type=float, metavar="S",
-                   help="seconds for the exact solver on large instances (default 10)")
+    p.add_argument("--time-limit", metavar="S",
+                   help=f"seconds for the exact solver on large instances (default {GAP_TIME_LIMIT:g}; "
+                   "'none': no limit)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_gap)

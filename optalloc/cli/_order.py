@@ -13,6 +13,7 @@ from optalloc.curves import GRAPH_METHODS, order_graph
 
 from ._common import (
     EXIT_OK,
+    UsageError,
     check_at_least_one,
     check_out,
     check_positive,
@@ -21,6 +22,13 @@ from ._common import (
     print_json,
     print_rows,
 )
+
+
+def check_weight(args, machine) -> None:
+    """``--weight`` names an edge attribute of a network file: refused for a mesh or torus."""
+    if args.weight is not None and machine.is_grid:
+        raise UsageError(f"--weight names the link lengths of a network file; --machine {args.machine} is a "
+                         f"{machine.describe()}, whose links all have length 1")
 
 
 def plain(v):
@@ -38,6 +46,7 @@ def cmd_order(args) -> int:
     check_at_least_one(args.iterations, "--iterations")
     check_out(args.out, args.force)
     machine = load_machine(args.machine, weight=args.weight)
+    check_weight(args, machine)
     res = order_graph(machine, method=args.method, ring=args.ring, rng=args.seed,
                       time_limit=args.time_limit, iterations=args.iterations)
     labels = list(res.labels)

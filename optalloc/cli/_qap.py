@@ -23,6 +23,7 @@ from ._common import (
     read_text,
     write_lines,
 )
+from ._order import check_weight
 
 #: measures of the mapping report printed next to the consecutive mapping
 MEASURES = ("hop_bytes", "max_dilation", "weighted_dilation", "max_link_load", "mean_link_load")
@@ -68,6 +69,7 @@ def cmd_map(args) -> int:
     check_search(args)
     check_out(args.out, args.force)
     machine = load_machine(args.machine, weight=args.weight)
+    check_weight(args, machine)
     W = read_matrix(args.comm) if args.comm else parse_pattern(args.pattern, rng=args.seed)
     nodes = partition(machine, args.nodes)
     res = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method=args.method, rng=args.seed,

@@ -31,6 +31,10 @@ from optalloc.sim import (
 )
 
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, check_out, fmt, load_machine, print_json, print_rows
+from ._ksubset import parse_time_limit
+
+#: ``certify --time-limit`` when not given: seconds per exact solve
+CERTIFY_TIME_LIMIT = 60.0
 
 SCHEDULER_NAMES = tuple(SCHEDULERS)
 OUT_EXTS = (".csv", ".jsonl", ".json")
@@ -166,11 +170,12 @@ def cmd_certify(args) -> int:
     driver = seeded(args.driver, args.seed)
     for spec in [*names, driver]:
         parse_allocator(spec)  # unknown names: ValueError, exit 2, before any work
-    if args.time_limit is not None and not 0 < args.time_limit < float("inf"):
-        raise UsageError(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
+    time_limit = None if args.no_exact else parse_time_limit(args.time_limit, CERTIFY_TIME_LIMIT)
+    if args.no_exact and args.time_limit is not None:
+        raise UsageError("--time-limit applies to the exact solves: not with --no-exact")
     trace = load_trace(path, machine, args)
     cert = certify(trace, machine, driver=driver, allocators=names, exact=not args.no_exact,
-                   time_limit=args.time_limit, scheduler=args.scheduler, progress=progress_on(args),
+                   time_limit=time_limit, scheduler=args.scheduler, progress=progress_on(args),
                    kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
                    resume=args.resume)
     if args.plot:
@@ -183,6 +188,11 @@ def cmd_certify(args) -> int:
         shown = path if shown.startswith("..") else shown
         print(f"certify: {shown}, {len(trace)} jobs, driver {cert.driver}")
         print(cert.table())
+        stopped = sum(r.status == "time_limit" for r in cert.rows)
+        if stopped:
+            plural = "s" if stopped > 1 else ""
+            print(f"{stopped} decision{plural} stopped at the time limit of {fmt(time_limit)} s per exact solve, "
+                  "keeping the certified bracket [lower, upper] (--time-limit S, or none for no limit)")
         for line in bad:
             print(f"CHECK FAILED: {line}")
         for what, p in (("decisions", args.out), ("plot", args.plot)):
@@ -274,8 +284,9 @@ def register(sub) -> None:
                    help="comma-separated allocators (default " + ",".join(DEFAULT_ALLOCATORS) + ")")
     p.add_argument("--driver", default="mc1x1", metavar="SPEC", help="the allocator that places jobs "
                    "(default mc1x1)")
-    p.add_argument("--time-limit", type=float, metavar="S",
-                   help="seconds per exact solve; a decision that runs out keeps its certified bracket")
+    p.add_argument("--time-limit", metavar="S",
+                   help=f"seconds per exact solve (default {CERTIFY_TIME_LIMIT:g}; 'none': no limit); a decision "
+                   "that runs out keeps its certified bracket")
     p.add_argument("--no-exact", action="store_true", help="cheap lower bounds only (ratio intervals)")
     p.add_argument("--plot", metavar="FILE", help="write the ratio histogram (.png, .svg or .pdf)")
     p.add_argument("--resume", action="store_true",

@@ -12,6 +12,7 @@ import numpy as np
 
 from ._common import as_int, make_result, validate_k, validate_points, validate_positive, weights_of_sets
 from ._median import mm_inc
+from ._small import BRUTE_LIMIT
 
 
 def ptas_guarantee(m: int, k: int, d: int = 2) -> float | None:
@@ -125,6 +126,11 @@ def _tables(sizes: np.ndarray, cap: np.ndarray):
 #: :func:`ptas` accepts without a time limit.
 PTAS_LIMIT = 10**7
 
+#: Most structures (boundary vectors on every axis times cell tables, as
+#: :func:`_structures` counts them) the default m may enumerate: a few
+#: seconds, at most some tens of seconds.
+PTAS_BUDGET = 5 * 10**5
+
 
 def _count_cuts(n: int, sizes: np.ndarray) -> int:
     """Number of boundary vectors of :func:`_cuts` (a stars-and-bars count)."""
@@ -133,7 +139,45 @@ def _count_cuts(n: int, sizes: np.ndarray) -> int:
     return math.comb(slack + m + 1, m + 1) if slack >= 0 else 0
 
 
-def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
+def _structures(n: int, k: int, m: int, d: int) -> int:
+    """How many structures the PTAS may enumerate with m slices per axis:
+    the combinations of boundary vectors (one per axis) times the cell
+    tables each may take, bounded by filling every slice of axis 0 but the
+    last (its m^(d-1) cells sum to the slice size) in every way."""
+    sizes = _sizes(k, m)
+    cells = m ** (d - 1)
+    tables = math.prod(math.comb(int(s) + cells - 1, cells - 1) for s in sizes[:-1])
+    return _count_cuts(n, sizes) ** d * tables
+
+
+def _default_m(n: int, k: int, d: int, budget: int):
+    """``(m, count)`` for the default m: the largest m whose structures fit
+    ``budget``, or the largest fitting one that has a guarantee when there is
+    one; None when even m = 1 is over the budget."""
+    fits = []
+    for m in range(1, k + 1):
+        count = _structures(n, k, m, d)
+        if count > budget:  # the counts grow with m
+            break
+        fits.append((m, count))
+    proven = [(m, c) for m, c in fits if ptas_guarantee(m, k, d) is not None]
+    if proven and ptas_guarantee(fits[-1][0], k, d) is None:
+        return proven[-1]
+    return fits[-1] if fits else None
+
+
+def _sci(x: int) -> str:
+    """A count in three significant digits, however large."""
+    return f"{x:.3g}" if x < 10**300 else f"about 1e{len(str(x)) - 1}"
+
+
+def _cheaper_brute(n: int, k: int, count: int) -> int | None:
+    """C(n, k) when brute force over the C(n, k) sets is cheaper than ``count`` structures, else None."""
+    sets = math.comb(n, k)
+    return sets if sets <= min(count, BRUTE_LIMIT) else None
+
+
+def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT, budget=PTAS_BUDGET):
     """Strip-enumeration PTAS, in the plane and in d dimensions.
 
     Guess the structure of an optimal set S: on every axis, m + 1
@@ -158,8 +202,9 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
     points : array_like, shape (n, d)
     k : int
     m : int, optional
-        Slices per axis, 1 <= m <= k (default min(k, 4)).  With m = k the
-        enumeration is exhaustive and the result exact in any dimension.
+        Slices per axis, 1 <= m <= k.  With m = k the enumeration is
+        exhaustive and the result exact in any dimension.  Default: from
+        ``budget``, counted before starting.
     time_limit : float, optional
         Seconds; on expiry the best set so far is returned with status
         ``"time_limit"``.
@@ -168,6 +213,13 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         combinations of boundary vectors (one per axis; default 1e7), which
         would not finish; with one, refuse those with more boundary vectors
         on one axis, which could not even be listed.
+    budget : int, optional
+        For the default m: the most structures (boundary vectors on every
+        axis times cell tables, an upper bound counted before starting) it
+        may enumerate (default 5e5, a few seconds).  The default m is the
+        largest whose count fits, or the largest fitting one with a
+        guarantee when the largest has none.  When even m = 1 is over the
+        budget: a ValueError without a time limit, m = 1 with one.
 
     Returns
     -------
@@ -175,8 +227,18 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         ``guarantee`` is 1 when m = k; in the plane ``1 / (1 - 1/(2(m-2))
         - 2/(m-1))`` when k is a multiple of m and the factor is positive
         (m >= 4); None otherwise (Bender et al. prove a (1 + eps) factor
-        for fixed d > 2 without stating it).  ``extra["structures"]``
-        counts the cell tables evaluated.
+        for fixed d > 2 without stating it): the guarantee of the m used,
+        ``extra["m"]``.  ``extra["structures"]`` counts the cell tables
+        evaluated, ``extra["structures_max"]`` the structures counted
+        before starting.  ``message`` says when brute force over the
+        C(n, k) sets is cheaper (the PTAS is run all the same).
+
+    Raises
+    ------
+    ValueError
+        Bad arguments; an enumeration over ``limit`` (see there); with the
+        default m and no time limit, more structures than ``budget`` even
+        for m = 1 (the message gives the count).
 
     Notes
     -----
@@ -209,10 +271,29 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
     pts = validate_points(points)
     n, d = pts.shape
     k = validate_k(k, n)
-    m = min(k, 4) if m is None else as_int(m, "m")
+    time_limit = validate_positive(time_limit, "time_limit")
+    if m is None:
+        budget = as_int(budget, "budget")
+        if budget < 1:
+            raise ValueError(f"`budget` must be at least 1, got {budget}")
+        chosen = _default_m(n, k, d, budget)
+        if chosen is None and time_limit is None:
+            count = _structures(n, k, 1, d)
+            sets = _cheaper_brute(n, k, count)
+            alt = f"use method 'brute' (C({n}, {k}) = {sets} sets, cheaper)" if sets else "use method 'exact'"
+            raise ValueError(
+                f"the PTAS would enumerate up to {_sci(count)} structures even with m = 1 (n = {n}, k = {k}, d = {d}), "
+                f"more than the budget of {budget:.3g}; pass a time_limit or a larger budget, or {alt}"
+            )
+        m = chosen[0] if chosen is not None else 1
+    else:
+        m = as_int(m, "m")
     if not 1 <= m <= k:
         raise ValueError(f"`m` must be between 1 and k ({k}), got {m}")
-    time_limit = validate_positive(time_limit, "time_limit")
+    count = _structures(n, k, m, d)
+    sets = _cheaper_brute(n, k, count)
+    note = "" if sets is None else (f"brute force over C({n}, {k}) = {sets} sets is cheaper than the PTAS at m = {m} "
+                                    f"(up to {count} structures): method 'brute'")
     sizes = _sizes(k, m)
     per_axis = _count_cuts(n, sizes)
     if per_axis > limit:  # the sorted lists of boundary vectors alone would not fit, time limit or not
@@ -309,8 +390,8 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT):
         termination, g = "time_limit", None
     else:
         termination, g = ("optimal" if m == k else "completed"), ptas_guarantee(m, k, d)
-    return make_result(pts, best, method="ptas", start=start, guarantee=g, termination=termination,
-                       extra={"m": m, "structures": evaluated})
+    return make_result(pts, best, method="ptas", start=start, guarantee=g, termination=termination, message=note,
+                       extra={"m": m, "structures": evaluated, "structures_max": count})
 
 
 __all__ = ["ptas", "ptas_guarantee"]

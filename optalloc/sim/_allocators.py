@@ -116,7 +116,8 @@ class KSubsetAllocator(Allocator):
         allowed = ksubset.method_options(method)  # raises on unknown names
         for opt in options:
             if opt not in allowed:
-                raise ValueError(f"method {method!r} does not take option {opt!r}; it takes: {', '.join(allowed)}")
+                takes = f"it takes: {', '.join(allowed)}" if allowed else "it takes no options"
+                raise ValueError(f"method {method!r} does not take option {opt!r}; {takes}")
         self.method = method
         self._func = ksubset.METHODS[method]
         self.options = dict(options)
@@ -299,6 +300,13 @@ def parse_allocator(spec, *, rng=None) -> Allocator:
     {'tie_break': (2, 13, 20, 6)}
     >>> parse_allocator("1d:hilbert:best-fit")
     OneDAllocator('hilbert', strategy='best-fit', ring=False)
+
+    An unknown name gets the list of every form:
+
+    >>> parse_allocator("nonsense")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown method 'nonsense'; choose one of: a k-subset method ...
     """
     if isinstance(spec, Allocator):
         return spec
@@ -326,7 +334,16 @@ def parse_allocator(spec, *, rng=None) -> Allocator:
             raise ValueError(f"`allocator` must look like '1d:ORDER:STRATEGY[:ring]', got {spec!r}")
         order = rest[0] if rest else "gilbert"
         strategy = rest[1] if len(rest) > 1 else "best-fit"
+        orders, strategies = _one_d_names()
+        if order.replace("_", "-") not in orders:
+            raise ValueError(f"`allocator` {spec!r}: `order` must be one of {', '.join(orders)}, got {order!r} "
+                             f"(1d:ORDER:STRATEGY[:ring], STRATEGY one of {', '.join(strategies)})")
+        if strategy not in strategies:
+            raise ValueError(f"`allocator` {spec!r}: `strategy` must be one of {', '.join(strategies)}, got "
+                             f"{strategy!r} (1d:ORDER:STRATEGY[:ring], ORDER one of {', '.join(orders)})")
         return OneDAllocator(order, strategy=strategy, ring=ring)
+    if parts[0] not in ksubset.METHODS:
+        raise ValueError(f"unknown method {parts[0]!r}; {_allocator_forms()}")
     options = {}
     for p in parts[1:]:
         if "=" not in p:
@@ -335,3 +352,29 @@ def parse_allocator(spec, *, rng=None) -> Allocator:
         key = key.strip()
         options[_ALIASES.get(key, key)] = _parse_value(value)
     return KSubsetAllocator(parts[0], **options)
+
+
+def _one_d_names():
+    """The orders (``-`` for ``_``) and strategies of ``1d:ORDER:STRATEGY``."""
+    from .. import curves
+
+    return tuple(sorted(o.replace("_", "-") for o in curves.BOX_ORDERS)), tuple(sorted(curves.STRATEGIES))
+
+
+def _allocator_forms() -> str:
+    """Every form :func:`parse_allocator` accepts, in one line (for error messages)."""
+    orders, strategies = _one_d_names()
+    methods = []
+    for name in sorted(ksubset.METHODS):
+        opts = [_SHORT.get(o, o) for o in ksubset.method_options(name) if o not in _NOT_IN_SPECS]
+        methods.append(f"{name}[:{'|'.join(opts)}=V]" if opts else name)
+    return ("choose one of: a k-subset method METHOD[:option=value...], "
+            f"{', '.join(methods)} (e.g. mc1x1:tie=default); 1d:ORDER:STRATEGY[:ring] with ORDER one of "
+            f"{', '.join(orders)} and STRATEGY one of {', '.join(strategies)} "
+            "(e.g. 1d:gilbert:best-fit); random[:seed=N]")
+
+
+#: option names as a spec may shorten them
+_SHORT = {"tie_break": "tie"}
+#: options that a spec does not give (filled in by the allocator, or objects)
+_NOT_IN_SPECS = ("shape", "warm_start", "verbose")

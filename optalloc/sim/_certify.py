@@ -64,6 +64,9 @@ __all__ = [
 #: Hilbert curve (HilbertBF of Leung et al. 2002, on any box).
 DEFAULT_ALLOCATORS = ("mm", "gen-alg", "mc1x1", "mm-inc", "1d:gilbert:best-fit")
 
+#: Seconds per exact solve by default (``time_limit=None`` lifts the limit).
+_TIME_LIMIT = 60.0
+
 
 class _Entry(NamedTuple):
     """An allocator of the comparison: its name, and the allocator (None for
@@ -113,7 +116,7 @@ def _prepare(spec, cache) -> _Entry:
     return _Entry(name, alloc)
 
 
-def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, exact=True, time_limit=None,
+def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, exact=True, time_limit=_TIME_LIMIT,
             scheduler="easy", kill_at_estimate=True, progress=False, cache=True, out=None, overwrite=False,
             resume=False) -> Certification:
     """Run a trace with one allocator and certify every allocator on its decisions.
@@ -137,9 +140,11 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
     exact : bool
         Certify each decision with :func:`optalloc.ksubset.exact`; False:
         cheap lower bounds only (ratios are then intervals).
-    time_limit : float, optional
-        Seconds per exact solve; a decision that runs out keeps the proven
-        bracket.
+    time_limit : float or None
+        Seconds per exact solve (default 60); a decision that runs out
+        keeps the bracket [lower, upper] it proved, with status
+        ``"time_limit"``.  None: no limit (a hard decision may then take
+        hours).  Ignored at its default with ``exact=False``.
     scheduler : str or Scheduler
     kill_at_estimate : bool
         As in :func:`simulate`.
@@ -182,8 +187,8 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
     -----
     Cost per decision: one call of each allocator plus one exact solve;
     exact solves of repeated states cost a dictionary look-up.  The exact
-    solve is NP-hard in general: on machines beyond a few hundred nodes
-    give a ``time_limit``.
+    solve is NP-hard in general, hence the default ``time_limit``: a run
+    ends, with certified brackets where the optimum was not proven.
 
     Examples
     --------
@@ -214,10 +219,12 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
     except TypeError:
         raise ValueError(f"`allocators` must be a sequence of allocator names, got {allocators!r}") from None
     if time_limit is not None:
-        if not isinstance(time_limit, (int, float)) or not time_limit > 0:
-            raise ValueError(f"`time_limit` must be a positive number of seconds, got {time_limit!r}")
-        if not exact:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not 0 < time_limit < math.inf:
+            raise ValueError(f"`time_limit` must be a positive number of seconds (or None), got {time_limit!r}")
+        if not exact and time_limit != _TIME_LIMIT:
             raise ValueError("`time_limit` applies only with exact=True")
+    if not exact:
+        time_limit = None
     if progress is True:
         progress = progress_printer("certify", "decisions")
     elif progress is False or progress is None:

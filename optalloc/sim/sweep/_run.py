@@ -65,7 +65,9 @@ def _execute_local(tasks, payloads, workers, handle):
         for task in tasks:
             handle(task, _worker._run_config(task, payloads[task["sha"]]))
         return
-    with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+    # the workers end when this process dies, even by kill -9 (see _worker._watch_parent)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
+                                                initializer=_worker._watch_parent) as pool:
         futures = {pool.submit(_worker._run_config, t, payloads[t["sha"]]): t for t in tasks}
         try:
             for fut in concurrent.futures.as_completed(futures):
@@ -143,7 +145,8 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
     in one transaction (WAL journal, synchronous commits), so killing a
     sweep loses at most the configurations still running, and running it
     again skips the stored ones, retries failures, and never duplicates a
-    row.
+    row.  Local worker processes end when this process dies (even by
+    ``kill -9``): none is left running.
 
     Examples
     --------
