@@ -10,7 +10,7 @@ import numpy as np
 
 from .._result import Result
 from ._bounds import axis_bound, box_bound, neighbour_bound, town_bound
-from ._common import is_integral, validate_points, weights_of_sets
+from ._common import is_integral, validate_points, validate_positive, weights_of_sets
 from ._exact import exact
 from ._line import line
 from ._profile import profile_bound
@@ -130,6 +130,7 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
         raise ValueError(f"`chosen` holds an index outside 0..{n - 1}")
     if len(np.unique(idx)) != len(idx):
         raise ValueError("`chosen` repeats a point")
+    time_limit = validate_positive(time_limit, "time_limit")
     k = len(idx)
     objective = float(weights_of_sets(pts, idx[None])[0])
     bounds: dict[str, float] = {}
