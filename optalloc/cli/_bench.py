@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, print_json
+from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, add_quiet, print_json, progress_for
 
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
 SUITES = ("heuristics", "exact", "qap", "sim", "curves", "startup")
@@ -20,11 +18,16 @@ def cmd_bench(args) -> int:
     if args.limit is not None and not args.limit > 0:
         raise UsageError(f"--limit must be positive, got {args.limit}")
 
-    def progress(name):
-        if not args.json:
-            print(f"running {name} ...", file=sys.stderr, flush=True)
+    with progress_for(args, f"bench {args.suite}", unit="cases") as shown:
+        started = []
 
-    tables = run_bench(args.suite, quick=args.quick, repeat=args.repeat, limit=args.limit, progress=progress)
+        def progress(name):  # a case starts: the one before it is done
+            shown.update(1 if started else 0, running=name)
+            started.append(name)
+
+        tables = run_bench(args.suite, quick=args.quick, repeat=args.repeat, limit=args.limit, progress=progress)
+        if started:
+            shown.update(1, running=None)
     if args.json:
         print_json([r.to_dict() for t in tables for r in t.rows])
     else:
@@ -51,4 +54,5 @@ def register(sub) -> None:
                    help="time limit per exact solve (default 60), per QAP run (default 2) or per order_graph "
                    "search (default 30)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    add_quiet(p)
     p.set_defaults(func=cmd_bench)

@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from optalloc._progress import Progress
 from optalloc._text import read_text  # noqa: F401 (the commands read their files with it)
 from optalloc.machine import parse_machine
 
@@ -114,6 +115,30 @@ def write_lines(path: str, lines, force: bool) -> None:
 def point_text(p) -> str:
     """Coordinates separated by one space, as in a points file."""
     return " ".join(fmt(float(c)) for c in p)
+
+
+# ---------------------------------------------------------------- progress
+
+#: ``--quiet``, on every command that can run for more than a couple of seconds
+QUIET_HELP = ("no progress on standard error (by default: a bar on a terminal, a line every few seconds and one at "
+              "the end in a log)")
+#: ``--progress``, kept for one release
+PROGRESS_HELP = "accepted for one release and ignored: progress is now shown by default (--quiet hides it)"
+
+
+def add_quiet(p, *, progress_help: str | None = None) -> None:
+    """``-q/--quiet``; with ``progress_help``, the old ``--progress`` beside it
+    (one or the other)."""
+    group = p.add_mutually_exclusive_group() if progress_help else p
+    group.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
+    if progress_help:
+        group.add_argument("--progress", action="store_true", help=progress_help)
+
+
+def progress_for(args, label: str, *, enabled: bool = True, **options) -> Progress:
+    """The progress of a command on standard error (silent with ``--quiet``);
+    use it as a context manager around the work, after the input is checked."""
+    return Progress(label=label, enabled=enabled and not args.quiet, **options)
 
 
 # ---------------------------------------------------------------- machines

@@ -15,6 +15,7 @@ from ._common import (
     EXIT_NO_SOLUTION,
     EXIT_OK,
     UsageError,
+    add_quiet,
     check_out,
     fmt,
     grid_machine,
@@ -23,6 +24,7 @@ from ._common import (
     point_text,
     print_json,
     print_rows,
+    progress_for,
     rows_by_point,
     write_lines,
 )
@@ -31,6 +33,9 @@ from ._common import (
 FLAGS = {"time_limit": "--time-limit", "tie_break": "--tie-break", "request": "--request",
          "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--progress"}
 
+
+#: solve methods that can run for long: progress on standard error (unless --quiet)
+LONG_METHODS = ("exact", "brute", "ptas")
 
 #: ``--time-limit`` of ``solve --method exact`` when not given (seconds)
 EXACT_TIME_LIMIT = 60.0
@@ -112,7 +117,8 @@ def cmd_solve(args) -> int:
         "request": parse_shape(args.request, "--request") if args.request else None,
         "ring_length": args.ring_length,
         "m": args.strips,
-        "verbose": True if args.progress else None,
+        # --progress (kept for one release): exact's detailed log, one line per cut round
+        "verbose": True if args.progress and args.method == "exact" else None,
     }
     options = {}
     for name, value in wanted.items():
@@ -124,7 +130,11 @@ def cmd_solve(args) -> int:
     if args.method == "mc1x1" and "shape" not in options:
         raise UsageError("method 'mc1x1' needs the mesh extent: use --map or --machine, or --shape with --points")
     check_out(args.out, args.force)
-    result = solve(pts, args.k, method=args.method, **options)
+    shown = args.method in LONG_METHODS and "verbose" not in options  # the detailed log replaces it
+    with progress_for(args, f"solve {args.method}", enabled=shown) as progress:
+        if "progress" in accepted:
+            options["progress"] = progress
+        result = solve(pts, args.k, method=args.method, **options)
     if args.out and result.status in ("optimal", "feasible"):
         write_lines(args.out, [point_text(p) + "\n" for p in result.points], args.force)
     if args.json:
@@ -180,7 +190,8 @@ def cmd_gap(args) -> int:
     time_limit = parse_time_limit(args.time_limit, GAP_TIME_LIMIT)
     pts, _ = load_instance(args)
     chosen = match_chosen(pts, read_points(args.chosen), args.chosen)
-    rep = gap(pts, chosen, time_limit=time_limit)
+    with progress_for(args, "gap") as progress:
+        rep = gap(pts, chosen, time_limit=time_limit, progress=progress)
     if args.json:
         print_json(rep.to_dict())
         return EXIT_OK
@@ -217,7 +228,8 @@ def register(sub) -> None:
     p.add_argument("--ring-length", type=float, metavar="L", help="line: circumference of a ring")
     p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default: the largest the PTAS's "
                    "budget of structures allows)")
-    p.add_argument("--progress", action="store_true", help="exact: one line per cut round on standard error")
+    add_quiet(p, progress_help="kept for one release: progress is now shown by default (--quiet hides it); with "
+              "--method exact it asks for the detailed log instead, one line per cut round")
     p.add_argument("--out", metavar="FILE", help="write the chosen points to FILE (a points file)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -231,4 +243,5 @@ def register(sub) -> None:
                    help=f"seconds for the exact solver on large instances (default {GAP_TIME_LIMIT:g}; "
                    "'none': no limit)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_quiet(p)
     p.set_defaults(func=cmd_gap)

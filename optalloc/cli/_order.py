@@ -14,6 +14,7 @@ from optalloc.curves import GRAPH_METHODS, order_graph
 from ._common import (
     EXIT_OK,
     UsageError,
+    add_quiet,
     check_at_least_one,
     check_out,
     check_positive,
@@ -21,6 +22,7 @@ from ._common import (
     load_machine,
     print_json,
     print_rows,
+    progress_for,
 )
 
 
@@ -47,8 +49,9 @@ def cmd_order(args) -> int:
     check_out(args.out, args.force)
     machine = load_machine(args.machine, weight=args.weight)
     check_weight(args, machine)
-    res = order_graph(machine, method=args.method, ring=args.ring, rng=args.seed,
-                      time_limit=args.time_limit, iterations=args.iterations)
+    with progress_for(args, "order") as progress:
+        res = order_graph(machine, method=args.method, ring=args.ring, rng=args.seed,
+                          time_limit=args.time_limit, iterations=args.iterations, progress=progress)
     labels = list(res.labels)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
@@ -92,4 +95,5 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="write the order, one node per line (JSON list for .json)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_quiet(p)
     p.set_defaults(func=cmd_order)

@@ -13,6 +13,7 @@ from optalloc.qap import solve as solve_qap
 from ._common import (
     EXIT_OK,
     UsageError,
+    add_quiet,
     check_at_least_one,
     check_out,
     check_positive,
@@ -20,6 +21,7 @@ from ._common import (
     load_machine,
     print_json,
     print_rows,
+    progress_for,
     read_text,
     write_lines,
 )
@@ -33,6 +35,7 @@ def add_search(p) -> None:
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds (tabu default: 1000 n iterations)")
     p.add_argument("--iterations", type=int, metavar="N", help="tabu moves, GRASP constructions or FAQ starts")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_quiet(p)
 
 
 def check_search(args) -> None:
@@ -72,8 +75,9 @@ def cmd_map(args) -> int:
     check_weight(args, machine)
     W = read_matrix(args.comm) if args.comm else parse_pattern(args.pattern, rng=args.seed)
     nodes = partition(machine, args.nodes)
-    res = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method=args.method, rng=args.seed,
-                    time_limit=args.time_limit, iterations=args.iterations)
+    with progress_for(args, "map") as progress:
+        res = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method=args.method, rng=args.seed,
+                        time_limit=args.time_limit, iterations=args.iterations, progress=progress)
     base = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method="consecutive")
     report = mapping_report(W, machine, res.permutation)
     base_report = mapping_report(W, machine, base.permutation)
@@ -99,8 +103,9 @@ def cmd_map(args) -> int:
 def cmd_qap(args) -> int:
     check_search(args)
     W, C = read_qaplib(args.file)
-    res = solve_qap(W, C, method=args.method, rng=args.seed, time_limit=args.time_limit,
-                    iterations=args.iterations)
+    with progress_for(args, "qap") as progress:
+        res = solve_qap(W, C, method=args.method, rng=args.seed, time_limit=args.time_limit,
+                        iterations=args.iterations, progress=progress)
     sln = Path(args.file).with_suffix(".sln")
     known = read_solution(sln, W, C).value if sln.is_file() else None
     above = None if known is None or known == 0 else (res.objective - known) / known

@@ -30,7 +30,19 @@ from optalloc.sim import (
     simulate,
 )
 
-from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, check_out, fmt, load_machine, print_json, print_rows
+from ._common import (
+    EXIT_NO_SOLUTION,
+    EXIT_OK,
+    PROGRESS_HELP,
+    UsageError,
+    add_quiet,
+    check_out,
+    fmt,
+    load_machine,
+    print_json,
+    print_rows,
+    progress_for,
+)
 from ._ksubset import parse_time_limit
 
 #: ``certify --time-limit`` when not given: seconds per exact solve
@@ -101,10 +113,6 @@ def seeded(spec: str, seed: int) -> str:
     return f"random:seed={seed}" if spec.strip().lower() == "random" else spec
 
 
-def progress_on(args) -> bool:
-    return bool(args.progress and not args.json)
-
-
 # ---------------------------------------------------------------- simulate
 
 
@@ -113,8 +121,9 @@ def cmd_simulate(args) -> int:
     ext = check_out(args.out, args.force, exts=(".csv",) if args.format == "batsim" else OUT_EXTS)
     allocator = parse_allocator(seeded(args.allocator, args.seed))  # bad names raise ValueError: exit 2
     trace = load_trace(args.trace, machine, args)
-    res = simulate(trace, machine, scheduler=args.scheduler, allocator=allocator,
-                   kill_at_estimate=not args.full_runtime, progress=progress_on(args))
+    with progress_for(args, "simulate") as progress:
+        res = simulate(trace, machine, scheduler=args.scheduler, allocator=allocator,
+                       kill_at_estimate=not args.full_runtime, progress=progress)
     if args.format == "batsim" and ext is not None:
         res.to_batsim_csv(args.out, overwrite=args.force, workload_name=workload_name(args.trace))
     elif ext == ".csv":
@@ -174,10 +183,11 @@ def cmd_certify(args) -> int:
     if args.no_exact and args.time_limit is not None:
         raise UsageError("--time-limit applies to the exact solves: not with --no-exact")
     trace = load_trace(path, machine, args)
-    cert = certify(trace, machine, driver=driver, allocators=names, exact=not args.no_exact,
-                   time_limit=time_limit, scheduler=args.scheduler, progress=progress_on(args),
-                   kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
-                   resume=args.resume)
+    with progress_for(args, "certify") as progress:
+        cert = certify(trace, machine, driver=driver, allocators=names, exact=not args.no_exact,
+                       time_limit=time_limit, scheduler=args.scheduler, progress=progress,
+                       kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
+                       resume=args.resume)
     if args.plot:
         plot_gap_histogram(cert, path=args.plot, overwrite=args.force)
     bad = cert.check()
@@ -218,7 +228,7 @@ def cmd_sweep(args) -> int:
         report = None
     else:
         try:
-            report = run_sweep(config, db, workers=args.workers, scheduler=args.scheduler, progress=args.progress)
+            report = run_sweep(config, db, workers=args.workers, scheduler=args.scheduler, progress=not args.quiet)
         except ImportError as exc:
             raise UsageError(str(exc)) from None
         rows = read_sweep(db, config)
@@ -255,7 +265,7 @@ def add_run_options(p, *, machine_default):
     p.add_argument("--out", metavar="FILE", help="write per-job (per-decision) rows: .csv or .jsonl")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--progress", action="store_true", help="a progress line on standard error")
+    add_quiet(p, progress_help=PROGRESS_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of 'random' allocators given without one (default 0)")
 
 
@@ -307,6 +317,6 @@ def register(sub) -> None:
                                                             "in this process)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler's workers")
     p.add_argument("--json", action="store_true", help="JSON output")
-    p.add_argument("--progress", action="store_true", help="a line on stderr per finished configuration")
+    add_quiet(p, progress_help=PROGRESS_HELP)
     p.add_argument("--dry-run", action="store_true", help="list the configurations and their status; run nothing")
     p.set_defaults(func=cmd_sweep)

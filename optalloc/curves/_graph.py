@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from .._progress import Progress, check_progress, library_progress
 from .._result import OrderResult, status_of
 from ..machine import Machine
 
@@ -175,7 +176,8 @@ def greedy_start(D: np.ndarray) -> np.ndarray:
 
 
 def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, weight: str | None = None,
-                rng=None, time_limit: float | None = None, iterations: int | None = None) -> OrderResult:
+                rng=None, time_limit: float | None = None, iterations: int | None = None,
+                progress=None) -> OrderResult:
     """A linear order of the nodes of a network that keeps neighbours close.
 
     Minimises the ordering objective of SAND2003-3702 sec. 4.2,
@@ -213,6 +215,11 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
         Seconds for the search ("qap") or the solver ("ip").
     iterations : int, optional
         Tabu moves ("qap"); default ``20 N`` when no time limit is given.
+    progress : bool or callable, optional
+        "qap": a callable gets ``(iteration, best)`` every 1000 moves of the
+        tabu search, ``best`` the best ordering objective so far.  True:
+        progress on stderr, for every method (a bar on a terminal, a line
+        every few seconds and one at the end elsewhere).  Default: silent.
 
     Returns
     -------
@@ -239,11 +246,19 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     >>> order_graph(Machine((3, 2)), method="snake").order.tolist()
     [0, 1, 2, 5, 4, 3]
     """
-    from ._objective import order_objective, rank_weights
-
     start_time = time.perf_counter()
     if method not in GRAPH_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(GRAPH_METHODS)}")
+    check_progress(progress)
+    report, scope = library_progress(progress, label="order")
+    with scope:
+        return _order_graph(G, method, weights, ring, weight, rng, time_limit, iterations, report, start_time)
+
+
+def _order_graph(G, method, weights, ring, weight, rng, time_limit, iterations, progress, start_time):
+    """:func:`order_graph` with ``progress`` None, a callable or a Progress."""
+    from ._objective import order_objective, rank_weights
+
     G, weight = _as_graph(G, weight)
     labels, D = graph_distances(G, weight=weight)
     n = len(labels)
@@ -270,7 +285,7 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     elif method == "greedy":
         order = greedy_start(D)
     else:
-        order, bound, extra = _qap_order(G, labels, D, c, rng, time_limit, iterations)
+        order, bound, extra = _qap_order(G, labels, D, c, rng, time_limit, iterations, progress)
     value = order_objective(D, order, weights=weights, ring=ring)
     if bound is not None and bound >= value - 1e-9 * max(1.0, abs(value)):
         termination, bound = "optimal", min(bound, value)
@@ -297,7 +312,7 @@ def _brute(D: np.ndarray, c: np.ndarray):
     return res.permutation, res.bound / 2  # the QAP counts each rank pair twice
 
 
-def _qap_order(G, labels, D, c, rng, time_limit, iterations):
+def _qap_order(G, labels, D, c, rng, time_limit, iterations, progress=None):
     """The ordering as a QAP: flow c(|i-j|) between ranks i, j; distance between nodes."""
     from optalloc._clock import Stopwatch
     from optalloc.qap import gilmore_lawler, local_search, tabu
@@ -330,8 +345,17 @@ def _qap_order(G, labels, D, c, rng, time_limit, iterations):
         return best_p, bound, extra
     if iterations is None and time_limit is None:
         iterations = 20 * n
+    # the QAP counts each rank pair twice: progress shows the ordering objective
+    if isinstance(progress, Progress):
+        progress.setdefaults(total=iterations, unit="iterations")
+        progress.track(0, best=best_v / 2)
+        step = lambda it, best: progress.track(it, best=best / 2)
+    else:
+        step = None if progress is None else (lambda it, best: progress(it, best / 2))
     remaining = clock.remaining()
     res = tabu(F, D, start=best_p, rng=rng, iterations=iterations,
-               time_limit=None if remaining is None else max(remaining, 1e-3), target=2 * bound)
+               time_limit=None if remaining is None else max(remaining, 1e-3), target=2 * bound, progress=step)
+    if isinstance(progress, Progress):
+        progress.track(res.extra["iterations"], best=res.objective / 2)
     extra.update(iterations=res.extra["iterations"], message=f"tabu search from the {best_name} start")
     return res.permutation, bound, extra

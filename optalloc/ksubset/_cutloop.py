@@ -29,9 +29,10 @@ _EPS = 1e-6
 
 
 def _cut_loop(problem: ExactProblem, options: ExactOptions, state: Bracket, extra: dict,
-              race: ProfileRace | None):
+              race: ProfileRace | None, progress=None):
     """Phases 3 and 4 of :func:`.exact` from ``state``, with the profile
-    search in ``race`` (or None) beside them; fills ``extra``."""
+    search in ``race`` (or None) beside them; fills ``extra``; ``progress``
+    (a callable or None) gets ``(round, bound, incumbent)`` after each round."""
     time_left = problem.time_left
     if time_left() is not None and time_left() <= 0:
         # building the LP alone is costly on large machines
@@ -39,7 +40,7 @@ def _cut_loop(problem: ExactProblem, options: ExactOptions, state: Bracket, extr
                               "bounds: no time was left for the LP), the incumbent may not be optimal", extra,
                               bound=state.lb)
     lp, dist = _start_lp(problem, options, extra, race)
-    state, status_msg = _rounds(lp, dist, problem, options, state, extra, race)
+    state, status_msg = _rounds(lp, dist, problem, options, state, extra, race, progress)
     extra.update({"rows": int(lp.rows), "fixed": int(lp.fixed0.sum()), "triangles": int(len(lp.triangles()))})
     if options.session is not None:
         options.session.remember(problem.pts, lp.binding_triangles())
@@ -77,7 +78,7 @@ def _start_lp(problem: ExactProblem, options: ExactOptions, extra: dict, race: P
 
 
 def _rounds(lp: _PairLP, dist: np.ndarray, problem: ExactProblem, options: ExactOptions, state: Bracket,
-            extra: dict, race: ProfileRace | None) -> tuple[Bracket, str]:
+            extra: dict, race: ProfileRace | None, progress=None) -> tuple[Bracket, str]:
     """The cut rounds from ``state``: the bracket they reach (phase "cuts",
     or "stalled" when the bound stops moving) and the last HiGHS status."""
     pts, k = problem.pts, problem.k
@@ -114,6 +115,8 @@ def _rounds(lp: _PairLP, dist: np.ndarray, problem: ExactProblem, options: Exact
             print(f"round {rnd + 1}: LP {obj:.3f} bound {lb:.3f} incumbent {ub:g} rows {lp.rows} "
                   f"fixed {int(lp.fixed0.sum())} t={time.perf_counter() - problem.start:.2f}s", file=sys.stderr,
                   flush=True)
+        if progress is not None:
+            progress(rnd + 1, lb, ub)
         if problem.closed(lb, ub) or problem.done_gap(lb, ub):
             break
         lp.drop_slack(min_age=3)

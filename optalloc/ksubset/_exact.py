@@ -42,6 +42,7 @@ import time
 
 import numpy as np
 
+from .._progress import Progress, check_progress, library_progress
 from ._bounds import BOUND_NODES, BOUND_NODES_3D, axis_bound, box_start
 from ._box import fit_in
 from ._boxsearch import AVAILABLE as _HAVE_NUMBA
@@ -120,6 +121,7 @@ def exact(
     cuts_per_round=None,
     profiles=True,
     verbose=False,
+    progress=None,
 ):
     """Exact k-subset min-sum-L1 with a proven bound.
 
@@ -162,6 +164,11 @@ def exact(
     verbose : bool, optional
         Print a line after the profile search (before the LP and beside
         it) and one per round of the cut loop on standard error.
+    progress : bool or callable, optional
+        A callable gets ``(round, bound, incumbent)`` after each round of
+        the cut loop (and as round 0 after the profile search that may come
+        before it); True: progress on stderr (a bar on a terminal, a line
+        every few seconds and one at the end elsewhere).  Default: silent.
 
     Returns
     -------
@@ -212,34 +219,49 @@ def exact(
         lp_solver = "simplex" if n * k <= _SIMPLEX_UP_TO else "ipm"
     if warm_start is not None and not isinstance(warm_start, ExactSession):
         raise ValueError("`warm_start` must be an ExactSession")
+    check_progress(progress)
     if formulation == "qp" and solver in ("highs", "appsi_highs"):
         raise ValueError("formulation 'qp' is a non-convex binary quadratic program, which HiGHS does not "
                          "solve; choose an MIQP solver (e.g. solver='gurobi' or 'scip') or another formulation")
-    if solver != "highs" or formulation != "auto":
-        from ._pyomo import solve_formulation
+    report, scope = library_progress(progress, label="exact", unit="rounds")
+    with scope:
+        if isinstance(report, Progress):
+            report = _rounds_of(report)
+        if solver != "highs" or formulation != "auto":
+            from ._pyomo import solve_formulation
 
-        return solve_formulation(pts, k, solver=solver, formulation=formulation, time_limit=time_limit,
-                                 rel_gap=rel_gap, start=start, verbose=verbose)
+            return solve_formulation(pts, k, solver=solver, formulation=formulation, time_limit=time_limit,
+                                     rel_gap=rel_gap, start=start, verbose=verbose)
 
-    key = warm_start._key(pts, k) if warm_start is not None else None
-    if warm_start is not None:
-        res = warm_start._answer(key, pts, time_limit, start)
-        if res is not None:
-            return res
-    res = _screen(pts, k, start)
-    if res is None:
-        problem = ExactProblem(pts, k, start, None if time_limit is None else start + time_limit, rel_gap,
-                               is_integral(pts))
-        options = ExactOptions(warm_start, lp_solver, max_rounds, cuts_per_round, profiles, verbose)
-        res = _cut_and_branch(problem, options)
-    if warm_start is not None:
-        warm_start._keep(key, res, time_limit, rel_gap)
-    return res
+        key = warm_start._key(pts, k) if warm_start is not None else None
+        if warm_start is not None:
+            res = warm_start._answer(key, pts, time_limit, start)
+            if res is not None:
+                return res
+        res = _screen(pts, k, start)
+        if res is None:
+            problem = ExactProblem(pts, k, start, None if time_limit is None else start + time_limit, rel_gap,
+                                   is_integral(pts))
+            options = ExactOptions(warm_start, lp_solver, max_rounds, cuts_per_round, profiles, verbose)
+            res = _cut_and_branch(problem, options, report)
+        if warm_start is not None:
+            warm_start._keep(key, res, time_limit, rel_gap)
+        return res
 
 
-def _cut_and_branch(problem: ExactProblem, options: ExactOptions):
+def _rounds_of(report: Progress):
+    """The ``progress(round, bound, incumbent)`` callback that shows the rounds on ``report``."""
+    def show(rnd, lower, upper):
+        report.track(rnd, bound=lower, best=upper)
+    return show
+
+
+def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None):
     """Phases 1 and 2 of :func:`exact` after the screening, then the cut
-    loop (with the profile search beside it when it applies)."""
+    loop (with the profile search beside it when it applies); ``progress``
+    (a callable or None) gets ``(round, bound, incumbent)``."""
+
+
     pts, k = problem.pts, problem.k
     heur = [mm_inc(pts, k), gen_alg(pts, k)]
     best = min(heur, key=lambda r: r.objective)
@@ -274,6 +296,8 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions):
     state = Bracket(lb, ub, inc_idx, "cuts")
     if options.profiles and prof is not None and not problem.done_gap(lb, ub):
         state = _short_search(problem, grid, prof, state, extra, options.verbose)
+        if progress is not None:
+            progress(0, state.lb, state.ub)
         if problem.closed(state.lb, state.ub):
             extra["phase"] = "profiles"
             return problem.result(state.indices, "optimal", "proven by the search over column and row profiles",
@@ -286,7 +310,7 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions):
     if options.profiles and prof is not None and _HAVE_NUMBA and (time_left is None or time_left > 0):
         race = ProfileRace(grid, problem, state)
     try:
-        return _cut_loop(problem, options, state, extra, race)
+        return _cut_loop(problem, options, state, extra, race, progress)
     finally:
         if race is not None:
             race.finish()

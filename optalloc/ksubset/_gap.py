@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._progress import check_progress, library_progress
 from .._result import Result
 from ._bounds import axis_bound, box_bound, neighbour_bound, town_bound
 from ._common import is_integral, validate_points, validate_positive, weights_of_sets
@@ -81,7 +82,7 @@ def _ratio(num: float, den: float) -> float:
     return 1.0 if num <= 0 else math.inf
 
 
-def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
+def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT, progress=None):
     """Evaluate an allocation against the optimum, or a certified bracket.
 
     Small instances (at most ``brute_limit`` subsets), k = 3 in any
@@ -103,6 +104,9 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
         Seconds for the exact solver (default 10; None for no limit).
     brute_limit : int, optional
         Enumerate when C(n, k) is at most this.
+    progress : bool or callable, optional
+        Passed to :func:`exact` when it runs (a callable gets ``(round,
+        bound, incumbent)``); True: progress on stderr.  Default: silent.
 
     Returns
     -------
@@ -131,6 +135,7 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
     if len(np.unique(idx)) != len(idx):
         raise ValueError("`chosen` repeats a point")
     time_limit = validate_positive(time_limit, "time_limit")
+    check_progress(progress)
     k = len(idx)
     objective = float(weights_of_sets(pts, idx[None])[0])
     bounds: dict[str, float] = {}
@@ -155,7 +160,9 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT):
         profile = profile_bound(pts, k)
         if profile is not None:
             bounds["profile"] = profile
-        ref = exact(pts, k, time_limit=time_limit)
+        report, scope = library_progress(progress, label="gap")
+        with scope:
+            ref = exact(pts, k, time_limit=time_limit, progress=report)
         bounds["exact"] = ref.bound
         lower = max(bounds.values())
         if is_integral(pts):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._progress import Progress, check_progress, library_progress
 from ._common import (
     Stopwatch,
     positive_int,
@@ -99,8 +100,10 @@ def grasp(W, C, *, iterations: int = 50, alpha: float = 0.2, beta: float = 0.5, 
         Stop after this many seconds (at least one iteration runs).
     target : float, optional
         Stop as soon as the objective is at most ``target``.
-    progress : callable, optional
-        Called as ``progress(iteration, best)`` after every iteration.
+    progress : bool or callable, optional
+        A callable is called as ``progress(iteration, best)`` after every
+        iteration; True: progress on stderr (a bar on a terminal, a line
+        every few seconds and one at the end elsewhere).  Default: silent.
 
     Returns
     -------
@@ -143,23 +146,28 @@ def grasp(W, C, *, iterations: int = 50, alpha: float = 0.2, beta: float = 0.5, 
     beta = validate_fraction(beta, "beta")
     rng = np.random.default_rng(rng)
     first = validate_start(start, n)
+    check_progress(progress)
     best_p, best_v, found, moves, done = None, np.inf, 0, 0, 0
     termination = "completed"
-    for it in range(iterations):
-        p = first.copy() if (it == 0 and first is not None) else construct(A, B, rng, alpha=alpha, beta=beta)
-        p, value, m = descent(A, B, p)
-        moves += m
-        done += 1
-        if value < best_v:
-            best_p, best_v, found = p.copy(), value, it
-        if progress is not None:
-            progress(it, best_v)
-        if target is not None and best_v <= target:
-            break
-        if clock.expired():
-            if done < iterations:
-                termination = "time_limit"
-            break
+    report, scope = library_progress(progress, label="grasp", unit="iterations", total=iterations)
+    with scope:
+        for it in range(iterations):
+            p = first.copy() if (it == 0 and first is not None) else construct(A, B, rng, alpha=alpha, beta=beta)
+            p, value, m = descent(A, B, p)
+            moves += m
+            done += 1
+            if value < best_v:
+                best_p, best_v, found = p.copy(), value, it
+            if isinstance(report, Progress):
+                report.track(done, best=best_v)
+            elif report is not None:
+                report(it, best_v)
+            if target is not None and best_v <= target:
+                break
+            if clock.expired():
+                if done < iterations:
+                    termination = "time_limit"
+                break
     extra = {"iterations": done, "moves": moves, "found_at": found, "alpha": alpha, "beta": beta}
     return qap_result(A, B, best_p, method="grasp", start=clock.start, extra=extra, termination=termination,
                       message=f"best of {done} GRASP iterations")

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from .._progress import Progress, check_progress, library_progress
 from .._validate import validate_nodes
 from . import _jit
 from ._common import Stopwatch, positive_int, qap_result
@@ -17,11 +18,13 @@ from ._search import descent
 METHODS = ("tabu", "grasp", "exact", "brute", "faq", "consecutive", "random")
 
 
-def faq(W, C, *, rng=None, starts: int = 1, local_search: bool = True):
+def faq(W, C, *, rng=None, starts: int = 1, local_search: bool = True, progress=None):
     """scipy's FAQ (Vogelstein et al.) from ``starts`` seeded starts, polished by 2-swap descent.
 
     The first start is scipy's barycenter, the others random doubly
-    stochastic matrices; the best permutation is returned.
+    stochastic matrices; the best permutation is returned.  ``progress``:
+    a callable gets ``(start, best)`` after each start, True shows progress
+    on stderr (default: silent).
 
     Examples
     --------
@@ -36,18 +39,24 @@ def faq(W, C, *, rng=None, starts: int = 1, local_search: bool = True):
     starts = positive_int(starts, "starts")
     rng = np.random.default_rng(rng)
     best_p, best_v = None, np.inf
-    for s in range(starts):
-        options = {"rng": rng}
-        if s:
-            options["P0"] = "randomized"
-        res = quadratic_assignment(A, B, method="faq", options=options)
-        p = np.asarray(res.col_ind, dtype=np.intp)
-        if local_search:
-            p, value, _ = descent(A, B, p, clock=clock)
-        else:
-            value = float(res.fun)
-        if value < best_v:
-            best_p, best_v = p.copy(), value
+    report, scope = library_progress(progress, label="faq", unit="starts", total=starts)
+    with scope:
+        for s in range(starts):
+            options = {"rng": rng}
+            if s:
+                options["P0"] = "randomized"
+            res = quadratic_assignment(A, B, method="faq", options=options)
+            p = np.asarray(res.col_ind, dtype=np.intp)
+            if local_search:
+                p, value, _ = descent(A, B, p, clock=clock)
+            else:
+                value = float(res.fun)
+            if value < best_v:
+                best_p, best_v = p.copy(), value
+            if isinstance(report, Progress):
+                report.track(s + 1, best=best_v)
+            elif report is not None:
+                report(s, best_v)
     return qap_result(A, B, best_p, method="faq", start=clock.start, extra={"starts": starts},
                       message=f"scipy FAQ, best of {starts} start(s)" + (" + 2-swap descent" if local_search else ""))
 
@@ -72,7 +81,8 @@ def structured_starts(A: np.ndarray, B: np.ndarray, rng: np.random.Generator, cl
 
 
 def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = None,
-          iterations: int | None = None, alpha: float | None = None, start=None, target: float | None = None):
+          iterations: int | None = None, alpha: float | None = None, start=None, target: float | None = None,
+          progress=None):
     """Solve ``min_p sum_ij W[i,j] C[p(i),p(j)]`` with the named method.
 
     Parameters
@@ -101,6 +111,12 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
     target : float, optional
         tabu, grasp: stop once the objective is at most ``target`` (they
         always stop at the Gilmore-Lawler bound, which proves optimality).
+    progress : bool or callable, optional
+        tabu, grasp, faq: a callable gets ``(iteration, best)`` as
+        :func:`tabu` (every 1000 moves), :func:`grasp` (every
+        construction) or :func:`faq` (every start) call it.  True: progress
+        on stderr, for every method (a bar on a terminal, a line every few
+        seconds and one at the end elsewhere).  Default: silent.
 
     Returns
     -------
@@ -120,15 +136,24 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
     >>> res.objective, res.bound, res.status
     (12.0, 12.0, 'optimal')
     """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    check_progress(progress)
+    clock = Stopwatch(time_limit)
+    A, B = validate_matrices(W, C)
+    report, scope = library_progress(progress, label=f"qap {method}")
+    with scope:
+        return _solve(A, B, method, rng, clock, iterations, alpha, start, target, report)
+
+
+def _solve(A, B, method, rng, clock, iterations, alpha, start, target, progress):
+    """:func:`solve` on checked matrices, its progress None, a callable or a Progress."""
     from ._bounds import _gl
     from ._exact import brute, exact
     from ._grasp import grasp
     from ._tabu import tabu
 
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    clock = Stopwatch(time_limit)
-    A, B = validate_matrices(W, C)
+    time_limit = clock.limit
     n = len(A)
     rng = np.random.default_rng(rng)
     if method == "exact":
@@ -143,10 +168,10 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
     elif method == "random":
         res = qap_result(A, B, rng.permutation(n), method=method, start=clock.start, message="a random mapping")
     elif method == "faq":
-        res = faq(A, B, rng=rng, starts=30 if iterations is None else iterations)
+        res = faq(A, B, rng=rng, starts=30 if iterations is None else iterations, progress=progress)
     elif method == "grasp":
         res = grasp(A, B, iterations=50 if iterations is None else iterations, alpha=0.2 if alpha is None else alpha, rng=rng,
-                    start=start, time_limit=time_limit, target=stop)
+                    start=start, time_limit=time_limit, target=stop, progress=progress)
     else:
         if start is None:
             cands = structured_starts(A, B, rng, clock)
@@ -156,7 +181,8 @@ def solve(W, C, *, method: str = "tabu", rng=None, time_limit: float | None = No
             start = cands[int(np.argmin(values))]
         remaining = clock.remaining()
         res = tabu(A, B, iterations=iterations, time_limit=None if remaining is None else max(remaining, 1e-3),
-                   rng=rng, start=start, alpha=1.0 if alpha is None else alpha, target=stop, **strong_settings(n))
+                   rng=rng, start=start, alpha=1.0 if alpha is None else alpha, target=stop, progress=progress,
+                   **strong_settings(n))
     return qap_result(A, B, res.permutation, method=method, start=clock.start, bound=bound,
                       termination=res.termination, message=res.message, extra=res.extra)
 
@@ -194,7 +220,7 @@ def _construct(A, B, rng, alpha):
 
 def map_tasks(W, machine=None, *, nodes=None, criterion: str = "td", cost=None, method: str = "tabu",
               rng=None, time_limit: float | None = None, iterations: int | None = None,
-              alpha: float | None = None):
+              alpha: float | None = None, progress=None):
     """Map the tasks of a job onto the nodes of its partition (Pascual et al.).
 
     Parameters
@@ -220,8 +246,8 @@ def map_tasks(W, machine=None, *, nodes=None, criterion: str = "td", cost=None, 
     method : str, default "tabu"
         Any method of :func:`solve`; ``"consecutive"`` puts task i on the
         i-th node of the partition, ``"random"`` draws a mapping.
-    rng, time_limit, iterations, alpha
-        As in :func:`solve`.
+    rng, time_limit, iterations, alpha, progress
+        As in :func:`solve` (progress: silent by default).
 
     Returns
     -------
@@ -270,7 +296,10 @@ def map_tasks(W, machine=None, *, nodes=None, criterion: str = "td", cost=None, 
         raise ValueError(f"{t} tasks do not fit on {m} nodes")
     if t < m:  # dummy tasks without traffic take the nodes left over
         A = np.pad(A, ((0, m - t), (0, m - t)))
-    res = solve(A, B, method=method, rng=rng, time_limit=time_limit, iterations=iterations, alpha=alpha)
+    report, scope = library_progress(progress, label=f"map {method}")
+    with scope:
+        res = solve(A, B, method=method, rng=rng, time_limit=time_limit, iterations=iterations, alpha=alpha,
+                    progress=report)
     perm = res.permutation[:t]
     return qap_result(A[:t, :t], B, perm, method=method, start=clock.start, nodes=node_ids,
                       bound=res.bound, termination=res.termination, message=res.message,

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._progress import Progress, check_progress, library_progress
 from . import _jit
 from ._common import (
     Stopwatch,
@@ -75,8 +76,10 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
         engine they run as one array computation, so that on small instances
         (n up to a few dozen) several chains cost little more time per
         iteration than one.
-    progress : callable, optional
-        ``progress(iteration, best)`` every 1000 iterations.
+    progress : bool or callable, optional
+        A callable gets ``(iteration, best)`` every 1000 iterations; True:
+        progress on stderr (a bar on a terminal, a line every few seconds
+        and one at the end elsewhere).  Default: silent.
     engine : {None, "jit", "numpy"}
         ``"jit"``: compiled loops (needs numba, ``pip install
         "optalloc[fast]"``), tens of times faster on small and medium n;
@@ -130,6 +133,7 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     alpha = validate_fraction(alpha, "alpha")
     engine = _engine(engine)
     workers = positive_int(workers, "workers")
+    check_progress(progress)
     if workers > 1 and engine != "jit":
         raise ValueError("`workers` > 1 needs the compiled engine (numba: pip install 'optalloc[fast]')")
     rng = np.random.default_rng(rng)
@@ -142,17 +146,22 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     # stream per chain keeps chains run in threads reproducible
     seeds = rng.integers(2**63, size=chains + 1)
     rng_t, rng_r = np.random.default_rng(seeds[0]), [np.random.default_rng(x) for x in seeds[1:]]
-    run = TabuRun(Tenures(rng_t, chains, lo * n, hi * n), iterations, clock, aspiration * n * n, target, progress,
-                  None if restart is None else max(1, int(restart * n)),
-                  lambda c: construct(A, B, rng_r[c], alpha=alpha))
-    if n < 2:
-        out = TabuOutcome(p, 0, 0, 0)
-    elif engine == "jit":
-        out = _search_jit(A, B, P, run, workers=min(workers, chains))
-    elif chains == 1:
-        out = _search(A, B, p, run)
-    else:
-        out = _search_chains(A, B, P, run)
+    report, scope = library_progress(progress, label="tabu", unit="iterations", total=iterations)
+    with scope:
+        step = (lambda it, best: report.track(it, best=best)) if isinstance(report, Progress) else report
+        run = TabuRun(Tenures(rng_t, chains, lo * n, hi * n), iterations, clock, aspiration * n * n, target, step,
+                      None if restart is None else max(1, int(restart * n)),
+                      lambda c: construct(A, B, rng_r[c], alpha=alpha))
+        if n < 2:
+            out = TabuOutcome(p, 0, 0, 0)
+        elif engine == "jit":
+            out = _search_jit(A, B, P, run, workers=min(workers, chains))
+        elif chains == 1:
+            out = _search(A, B, p, run)
+        else:
+            out = _search_chains(A, B, P, run)
+        if isinstance(report, Progress):
+            report.track(out.iterations, best=float((A * B[np.ix_(out.best, out.best)]).sum()))
     best, it = out.best, out.iterations
     reached = target is not None and float((A * B[np.ix_(best, best)]).sum()) <= target
     ran_out = iterations is not None and it >= iterations

@@ -36,18 +36,19 @@ from __future__ import annotations
 import math
 import os
 import time as _time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 
 from .. import ksubset
+from .._progress import Progress, check_progress, library_progress
 from ..machine import Machine, parse_machine
 from ._allocators import Allocator, KSubsetAllocator, parse_allocator
 from ._certify_files import _RowFile
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._rows import TOL, DecisionRow
-from ._simulate import _as_allocation, progress_printer, simulate
+from ._simulate import _as_allocation, simulate
 from ._swf import Trace
 
 __all__ = [
@@ -149,8 +150,9 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
     kill_at_estimate : bool
         As in :func:`simulate`.
     progress : bool or callable
-        True: a line on stderr (decisions done / total, elapsed); a callable
-        gets ``(done, total)``.
+        True: progress on stderr (decisions done / total, elapsed: a bar on
+        a terminal, a line every few seconds and one at the end elsewhere);
+        a callable gets ``(done, total)`` after each decision.  Default: silent.
     cache : bool
         Share one :class:`~optalloc.ksubset.ExactSession` (cached optima of
         repeated states, carried cuts) and let the k-subset allocators reuse
@@ -225,12 +227,7 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
             raise ValueError("`time_limit` applies only with exact=True")
     if not exact:
         time_limit = None
-    if progress is True:
-        progress = progress_printer("certify", "decisions")
-    elif progress is False or progress is None:
-        progress = None
-    elif not callable(progress):
-        raise ValueError(f"`progress` must be a bool or a callable, got {progress!r}")
+    check_progress(progress)
 
     drv = _prepare(driver, cache)
     entries = []
@@ -253,7 +250,11 @@ def certify(trace, machine, *, driver="mc1x1", allocators=DEFAULT_ALLOCATORS, ex
     else:
         writer = None
     try:
-        return _Certifier(plan, writer).run(wall0)
+        report, scope = library_progress(progress, label="certify", unit="decisions", total=len(trace))
+        with scope:
+            if isinstance(report, Progress):
+                report = report.track
+            return _Certifier(replace(plan, progress=report), writer).run(wall0)
     finally:
         if writer is not None:
             writer.close()

@@ -9,12 +9,12 @@ estimate as on Cplant (Johnson, Bunde and Leung, sec. I).
 from __future__ import annotations
 
 import math
-import sys
 import time as _time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._progress import Progress, library_progress
 from .._result import Result
 from ..machine import Machine, parse_machine
 from ._allocators import Allocation, Allocator, parse_allocator
@@ -191,19 +191,6 @@ def _as_allocation(choice) -> tuple[np.ndarray, Result | None]:
     return np.asarray(choice), None
 
 
-def progress_printer(label: str, unit: str):
-    """A ``progress(done, total)`` callback: one line on stderr, refreshed every 1 %."""
-    t0 = _time.perf_counter()
-
-    def show(done, total):
-        if done % max(1, total // 100) == 0 or done == total:
-            sys.stderr.write(f"\r{label}: {done}/{total} {unit}, {_time.perf_counter() - t0:.1f} s")
-            if done == total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-    return show
-
-
 def _ranks_of(ordering, machine):
     ids = np.asarray(ordering)
     if ids.ndim == 2:
@@ -248,7 +235,9 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
         ``record(job_record)`` with each :class:`JobRecord` as its job ends
         (streaming output).
     progress : bool or callable
-        True: a progress line on stderr; a callable gets ``(done, total)``.
+        True: progress on stderr (a bar on a terminal, a line every few
+        seconds and one at the end elsewhere); a callable gets
+        ``(done, total)`` as each job ends.  Default: silent.
     rng : None, int or numpy.random.Generator
         Seed for ``allocator="random"``.
 
@@ -279,6 +268,15 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
     >>> [(r.job_id, r.start) for r in res.records]
     [(1, 0.0), (2, 10.0), (3, 1.0)]
     """
+    progress, scope = library_progress(progress, label="simulate", unit="jobs")
+    with scope:
+        return _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, on_decision, record,
+                         progress, rng)
+
+
+def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, on_decision, record, progress,
+              rng) -> SimulationResult:
+    """:func:`simulate` with ``progress`` None, a callable or a Progress."""
     wall0 = _time.perf_counter()
     if isinstance(trace, Trace):
         jobs, report = trace.jobs, trace.report
@@ -305,12 +303,9 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
     if ordering is None:
         ordering = alloc.ordering(machine)
     ranks = None if ordering is None else _ranks_of(ordering, machine)
-    if progress is True:
-        progress = progress_printer("simulate", "jobs")
-    elif progress is False or progress is None:
-        progress = None
-    elif not callable(progress):
-        raise ValueError(f"`progress` must be a bool or a callable, got {progress!r}")
+    if isinstance(progress, Progress):
+        progress.setdefaults(total=len(jobs))
+        progress = progress.track
     for name, hook in (("on_decision", on_decision), ("record", record)):
         if hook is not None and not callable(hook):
             raise ValueError(f"`{name}` must be callable or None, got {hook!r}")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import concurrent.futures
 import operator
 import os
-import sys
 import time
 from dataclasses import dataclass
 
+from ..._progress import Progress, check_progress
 from . import _worker
 from ._dask import _dask_client, _DaskClient, _execute_dask
 from ._report import SweepReport
@@ -26,25 +26,43 @@ __all__ = ["run_sweep"]
 
 
 class _Progress:
-    def __init__(self, enabled, name, total, skipped, todo, where):
-        self.enabled, self.total, self.done = enabled, total, skipped
-        self.t0 = time.perf_counter()
-        if enabled:
-            plan = f"{todo} to run {where}" if todo else "nothing to run"
-            self._say(f"sweep {name}: {total} configurations, {skipped} done before, {plan}")
+    """The progress of a sweep: a line per finished configuration (above the
+    bar on a terminal), or the ``progress(done, total)`` callback."""
 
-    def _say(self, text):
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
+    def __init__(self, progress, name, total, skipped, todo, where, *, heartbeat):
+        self.total, self.done = total, skipped
+        self.t0 = time.perf_counter()
+        self.callback, self.report, self.owned = None, None, False
+        if progress is True:
+            self.report, self.owned = Progress(total, "configurations", f"sweep {name}", initial=skipped,
+                                               heartbeat=heartbeat), True
+        elif isinstance(progress, Progress):
+            self.report = progress
+            progress.setdefaults(total=total, unit="configurations", label=f"sweep {name}")
+            progress.track(skipped)
+        elif progress:
+            self.callback = progress
+        if self.report is not None:
+            plan = f"{todo} to run {where}" if todo else "nothing to run"
+            self.report.write(f"sweep {name}: {total} configurations, {skipped} done before, {plan}")
 
     def step(self, cfg, status, out):
         self.done += 1
-        if self.enabled:
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+        if self.report is not None:
             extra = f": {out['error']}" if status == "failed" else ""
             seed = "" if cfg.seed is None else f" seed={cfg.seed}"
-            self._say(f"[{self.done}/{self.total}] {status} {cfg.trace} {cfg.machine} {cfg.scheduler} "
-                      f"{cfg.allocator}{seed} ({out.get('wall_time', 0.0):.1f} s; "
-                      f"{time.perf_counter() - self.t0:.1f} s elapsed){extra}")
+            self.report.track(self.done)
+            self.report.write(f"[{self.done}/{self.total}] {status} {cfg.trace} {cfg.machine} {cfg.scheduler} "
+                              f"{cfg.allocator}{seed} ({out.get('wall_time', 0.0):.1f} s; "
+                              f"{time.perf_counter() - self.t0:.1f} s elapsed){extra}")
+
+    def end(self, ok: bool) -> None:
+        if self.owned and ok:
+            self.report.close()
+        elif self.owned:
+            self.report.abort()
 
 
 def _check_workers(workers):
@@ -91,6 +109,10 @@ class _Executor:
     scheduler: object = None
     client: object = None
 
+    def forks(self, n) -> bool:
+        """Whether ``n`` configurations run in forked local processes."""
+        return self.scheduler is None and self.workers > 1 and n > 1
+
     def describe(self, n) -> str:
         """Where ``n`` configurations run, for the progress line."""
         if self.scheduler is not None:
@@ -120,8 +142,10 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
     scheduler : str or distributed.Client, optional
         A Dask scheduler address (``"tcp://HOST:PORT"``) or client: the
         configurations run on its workers; traces are shipped to them.
-    progress : bool
-        A line on stderr per finished configuration.
+    progress : bool or callable
+        True: a line on stderr per finished configuration (above a bar on a
+        terminal); a callable gets ``(done, total)`` as each configuration
+        ends.  Default: silent.
 
     Returns
     -------
@@ -165,6 +189,7 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
     if not isinstance(config, SweepConfig):
         config = load_sweep(config)
     workers = _check_workers(workers)
+    check_progress(progress)
     dask = _dask_client(scheduler) if scheduler is not None else _DaskClient(None, False)  # fail before the db
     try:
         return _run(config, db, _Executor(workers, scheduler, dask.client), progress, t0)
@@ -183,7 +208,9 @@ def _run(config, db, executor, progress, t0):
         by_key = {c.key: c for c in todo}
         tasks = [{"key": c.key, "spec": c.spec, "allocator": c.allocator, "sha": c.spec["trace"]["sha256"],
                   "job_records": config.job_records} for c in todo]
-        prog = _Progress(progress, config.name, len(config), skipped, len(todo), executor.describe(len(todo)))
+        # no thread beside the forks of local workers (a lock held while forking stays held in the child)
+        prog = _Progress(progress, config.name, len(config), skipped, len(todo), executor.describe(len(todo)),
+                         heartbeat=not executor.forks(len(todo)))
         counts = {"ok": 0, "failed": 0, "skipped": 0}
         failures = []
 
@@ -194,8 +221,13 @@ def _run(config, db, executor, progress, t0):
                 failures.append((task["key"], out["error"]))
             prog.step(by_key[task["key"]], status, out)
 
-        if tasks:
-            executor.execute(tasks, config._traces, handle)
+        ok = False
+        try:
+            if tasks:
+                executor.execute(tasks, config._traces, handle)
+            ok = True
+        finally:
+            prog.end(ok)
     finally:
         conn.close()
     return SweepReport(config.name, os.fspath(db), total=len(config), skipped=skipped + counts["skipped"],
