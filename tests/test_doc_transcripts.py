@@ -196,6 +196,7 @@ TIME_KEY = re.compile(r"time|seconds|runtime|elapsed", re.IGNORECASE)
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
 ABS_PATH = re.compile(r"(?<![\w.)\]}/~])/(?:[\w.@+~-]+/)*[\w.@+~-]+/?")
 RATIO = re.compile(rf"(?:>\s?)?(?<![\w.]){_NUM}x\b")
+RULE = re.compile(r"-{2,}")
 BLANKS = re.compile(r"[ \t]+")
 
 
@@ -226,6 +227,7 @@ def mask_line(line: str, timings: bool = False) -> str:
     line = TIME_LABEL.sub(lambda m: m.group(1) + "<time>", line)
     if timings:
         line = RATIO.sub("<ratio>", line)
+        line = RULE.sub("---", line)  # a table's rule follows the width of its time column
     return BLANKS.sub(" ", line).strip()
 
 

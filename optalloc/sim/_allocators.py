@@ -377,4 +377,4 @@ def _allocator_forms() -> str:
 #: option names as a spec may shorten them
 _SHORT = {"tie_break": "tie"}
 #: options that a spec does not give (filled in by the allocator, or objects)
-_NOT_IN_SPECS = ("shape", "warm_start", "verbose")
+_NOT_IN_SPECS = ("shape", "warm_start", "verbose", "progress")
