@@ -13,9 +13,7 @@ import json
 import os
 from dataclasses import dataclass
 
-import numpy as np
-
-from ._rows import DecisionRow
+from ._rows import DecisionRow, DecisionRows
 
 __all__ = ["CertificationFile", "read_certification"]
 
@@ -23,7 +21,7 @@ _HEAD = ("index", "job_id", "time", "k", "n_free", "lower", "upper", "status", "
 
 
 @dataclass(frozen=True)
-class CertificationFile:
+class CertificationFile(DecisionRows):
     """The decisions of a certification, read back from its file.
 
     Attributes
@@ -46,29 +44,6 @@ class CertificationFile:
     machine: str | None = None
     scheduler: str | None = None
 
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def _col(self, name) -> int:
-        try:
-            return self.names.index(name)
-        except ValueError:
-            raise ValueError(f"`name` must be one of {', '.join(self.names)}, got {name!r}") from None
-
-    def W(self, name) -> np.ndarray:
-        """W of allocator ``name`` on every decision."""
-        j = self._col(name)
-        return np.array([r.W[j] for r in self.rows], dtype=float)
-
-    def ratios(self, name) -> np.ndarray:
-        """Certified ratio intervals of ``name``, shape (decisions, 2): [W/UB, W/LB]."""
-        j = self._col(name)
-        return np.array([r.ratios()[j] for r in self.rows], dtype=float).reshape(-1, 2)
-
-    @property
-    def n_proven(self) -> int:
-        """Decisions whose optimum is proven."""
-        return sum(r.proven for r in self.rows)
 
 
 def read_certification(path) -> CertificationFile:

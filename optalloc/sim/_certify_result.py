@@ -17,7 +17,7 @@ import numpy as np
 from .._table import text_table
 from ._certify_files import _RowFile
 from ._metrics import _pandas
-from ._rows import TOL, DecisionRow, _num
+from ._rows import TOL, DecisionRow, DecisionRows, _num
 from ._simulate import SimulationResult
 
 __all__ = ["AllocatorSummary", "Certification", "DecisionRow", "SizeSummary"]
@@ -98,7 +98,7 @@ def _size_buckets(ks, buckets):
 
 
 @dataclass(frozen=True)
-class Certification:
+class Certification(DecisionRows):
     """Per-decision comparison of allocators against certified optima.
 
     Attributes
@@ -137,31 +137,6 @@ class Certification:
     runtime: float = field(default=0.0, compare=False)
     resumed: int = 0
 
-    # ------------------------------------------------------------ access
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def _col(self, name) -> int:
-        try:
-            return self.names.index(name)
-        except ValueError:
-            raise ValueError(f"`name` must be one of {', '.join(self.names)}, got {name!r}") from None
-
-    def W(self, name) -> np.ndarray:
-        """W of allocator ``name`` on every decision."""
-        j = self._col(name)
-        return np.array([r.W[j] for r in self.rows], dtype=float)
-
-    def ratios(self, name) -> np.ndarray:
-        """Certified ratio intervals of ``name``, shape (decisions, 2): [W/UB, W/LB]."""
-        j = self._col(name)
-        return np.array([r.ratios()[j] for r in self.rows], dtype=float).reshape(-1, 2)
-
-    @property
-    def n_proven(self) -> int:
-        """Decisions whose optimum is proven."""
-        return sum(r.proven for r in self.rows)
 
     # ------------------------------------------------------------ summaries
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 #: Relative tolerance of the ratio checks and of "optimal" in the summaries.
 TOL = 1e-9
 
@@ -88,3 +90,33 @@ def _row_dict(r: DecisionRow, names) -> dict:
             "lower": r.lower, "upper": r.upper, "status": r.status, "best": list(r.best(names)),
             "cached": r.cached, "exact_seconds": r.exact_seconds, "W": dict(zip(names, r.W)),
             "ratio": {n: [_num(lo), _num(hi)] for n, (lo, hi) in zip(names, r.ratios())}}
+
+
+class DecisionRows:
+    """What a sequence of decisions offers, by allocator: W, certified
+    ratios, proven optima. The class needs ``names`` (the allocators) and
+    ``rows`` (:class:`DecisionRow` objects)."""
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def _col(self, name) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise ValueError(f"`name` must be one of {', '.join(self.names)}, got {name!r}") from None
+
+    def W(self, name) -> np.ndarray:
+        """W of allocator ``name`` on every decision."""
+        j = self._col(name)
+        return np.array([r.W[j] for r in self.rows], dtype=float)
+
+    def ratios(self, name) -> np.ndarray:
+        """Certified ratio intervals of ``name``, shape (decisions, 2): [W/UB, W/LB]."""
+        j = self._col(name)
+        return np.array([r.ratios()[j] for r in self.rows], dtype=float).reshape(-1, 2)
+
+    @property
+    def n_proven(self) -> int:
+        """Decisions whose optimum is proven."""
+        return sum(r.proven for r in self.rows)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 from ._spec import SweepConfig, _check_keys, _fail, make_sweep
 
