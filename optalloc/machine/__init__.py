@@ -3,8 +3,10 @@ that describe them.
 
 :class:`Machine` is the one machine type of optalloc: the simulator, the
 k-subset solvers, task mapping and orderings all take it. Build one with
-``Machine(shape, torus=...)``, :meth:`Machine.from_graph` or
-:func:`parse_machine`.
+``Machine(shape, torus=...)``, :meth:`Machine.from_graph`,
+:meth:`Machine.from_distances` or :func:`parse_machine`; the networks people
+run come from :func:`dragonfly` and :func:`fat_tree`, nodes with several
+processors from :func:`processors_per_node`.
 
 File formats
 ------------
@@ -18,8 +20,10 @@ network
     GraphML, node-link JSON, or an edge list of ``u v [length]`` lines.
 """
 
+from ._generators import dragonfly, fat_tree, processors_per_node
 from ._io import parse_map, parse_points, read_graph, read_map, read_points
 from ._machine import Machine
 from ._parse import parse_machine
 
-__all__ = ["Machine", "parse_machine", "parse_map", "parse_points", "read_graph", "read_map", "read_points"]
+__all__ = ["Machine", "dragonfly", "fat_tree", "parse_machine", "parse_map", "parse_points", "read_graph", "read_map", "read_points",
+           "processors_per_node"]

@@ -158,6 +158,79 @@ class Machine:
         _check_connected(self.n, self.edges)
         return self
 
+    @classmethod
+    def from_distances(cls, labels, D, *, edges=None) -> Machine:
+        """A network machine from node labels and a precomputed distance matrix.
+
+        For distances through vertices that are not nodes of the machine
+        (switches, routers), or between processors of one node (0).
+
+        Parameters
+        ----------
+        labels : sequence
+            One distinct hashable label per node; node ids follow this order.
+        D : (n, n) array_like
+            Distances: square, symmetric, finite, zero on the diagonal, and
+            positive or zero (processors of one node) off it. Kept as
+            :meth:`distances`; nothing checks the triangle inequality.
+        edges : iterable of (int, int), optional
+            The links :meth:`links` reports, as node id pairs of positive
+            distance (their lengths are taken from D). Default: every pair of
+            positive distance, so that shortest paths over the links give D
+            back (when D is a metric) to code that rebuilds the graph.
+
+        Raises
+        ------
+        ValueError
+            One line, for a bad matrix, labels or edges.
+
+        Examples
+        --------
+        >>> m = Machine.from_distances(["a", "b", "c"], [[0, 0, 2], [0, 0, 2], [2, 2, 0]])
+        >>> m.distance(0, 1), m.distance(0, 2), len(m.edges)
+        (0.0, 2.0, 2)
+        """
+        labels = tuple(labels)
+        n = len(labels)
+        if not 0 < n <= DENSE_MAX:
+            raise ValueError(f"`labels` is empty" if n == 0 else f"{n} nodes; at most {DENSE_MAX}")
+        try:
+            if len(set(labels)) != n:
+                raise ValueError("`labels` must be distinct")
+        except TypeError:
+            raise ValueError("`labels` must be hashable") from None
+        try:
+            M = np.array(D, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("`D` must be a square matrix of numbers") from None
+        if M.shape != (n, n):
+            raise ValueError(f"`D` must be {n} x {n} (one row per label), got shape {M.shape}")
+        for bad, what in ((~np.isfinite(M), "be finite"), (np.diag(M) != 0, "have a zero diagonal"),
+                          (M < 0, "not be negative"), (M != M.T, "be symmetric")):
+            if np.any(bad):
+                raise ValueError(f"`D` must {what}")
+        if edges is None:
+            iu, ju = np.triu_indices(n, k=1)
+            keep = M[iu, ju] > 0
+            links = tuple((int(i), int(j), float(M[i, j])) for i, j in zip(iu[keep], ju[keep]))
+        else:
+            best = {}
+            for e in edges:
+                try:
+                    i, j = (operator.index(v) for v in e)
+                except (TypeError, ValueError):
+                    raise ValueError(f"`edges` must hold node id pairs, got {e!r}") from None
+                if not (0 <= i < n and 0 <= j < n) or M[i, j] <= 0:
+                    raise ValueError(f"`edges`: ({i}, {j}) must join two nodes at a positive distance")
+                best[(min(i, j), max(i, j))] = float(M[i, j])
+            links = tuple((i, j, w) for (i, j), w in sorted(best.items()))
+        M.setflags(write=False)
+        self = cls.__new__(cls)
+        self.shape, self.torus, self.labels, self.edges = None, (), labels, links
+        self._init_state(n)
+        self._dist = M
+        return self
+
     # -- what the machine is -------------------------------------------------
 
     @property

@@ -1,0 +1,263 @@
+"""Machines of the networks people run: dragonfly, fat tree, and nodes
+that hold several processors.
+
+The dragonfly and the fat tree are built as a NetworkX graph of compute
+nodes *and* routers/switches; the machine keeps only the compute nodes, with
+their shortest-path hop distances through the switches
+(:meth:`Machine.from_distances`). Every hop counts, the two host links
+included, as SST's scheduler ``DragonflyMachine::getNodeDistance`` does (its
+route holds the node-to-router and router-to-node links): two nodes of one
+router or edge switch are 2 hops apart. Meshes and tori of any dimension are
+``Machine(shape, torus=...)``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ._machine import DENSE_MAX, Machine
+
+__all__ = ["dragonfly", "fat_tree", "processors_per_node"]
+
+ARRANGEMENTS = ("absolute", "relative", "circulant")
+
+
+def _positive(name: str, value) -> int:
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        v = operator.index(value)
+    except TypeError:
+        raise ValueError(f"`{name}` must be a positive integer, got {value!r}") from None
+    if v < 1:
+        raise ValueError(f"`{name}` must be a positive integer, got {v}")
+    return v
+
+
+def _compute_machine(G, hosts) -> Machine:
+    """The machine of the compute nodes ``hosts`` of G: hop distances
+    through every vertex of G (switches included)."""
+    import networkx as nx
+
+    if len(hosts) > DENSE_MAX:
+        raise ValueError(f"{len(hosts)} compute nodes; a network machine holds at most {DENSE_MAX}")
+    if not nx.is_connected(G):
+        raise ValueError("the network is not connected (too few global links for the groups)")
+    index = {h: i for i, h in enumerate(hosts)}
+    D = np.zeros((len(hosts), len(hosts)))
+    for h, lengths in nx.all_pairs_shortest_path_length(G):
+        i = index.get(h)
+        if i is None:
+            continue
+        for v, d in lengths.items():
+            j = index.get(v)
+            if j is not None:
+                D[i, j] = d
+    return Machine.from_distances(hosts, D)
+
+
+def dragonfly_graph(groups=9, routers=4, nodes=2, global_links=2, arrangement="absolute"):
+    """The full dragonfly graph: routers ``("r", g, r)`` and compute nodes
+    ``(g, r, k)``; returns ``(G, compute node labels)``. See :func:`dragonfly`."""
+    import networkx as nx
+
+    g_n = _positive("groups", groups)
+    a = _positive("routers", routers)
+    p = _positive("nodes", nodes)
+    h = _positive("global_links", global_links)
+    if arrangement not in ARRANGEMENTS:
+        raise ValueError(f"`arrangement` must be one of {', '.join(map(repr, ARRANGEMENTS))}, got {arrangement!r}")
+    ports = a * h  # global ports per group
+    if g_n > 1 and ports % (g_n - 1):
+        raise ValueError(f"`groups` - 1 ({g_n - 1}) must divide `routers` * `global_links` ({ports}) so that "
+                         f"every pair of groups gets as many global links")
+    if arrangement == "circulant" and (h % 2 or g_n != ports + 1):
+        raise ValueError(f"the circulant arrangement needs an even `global_links` and `groups` = `routers` * "
+                         f"`global_links` + 1, got {h} and {g_n}")
+    G = nx.Graph()
+    hosts = []
+    for g in range(g_n):
+        for r in range(a):
+            G.add_node(("r", g, r))
+            for k in range(p):
+                hosts.append((g, r, k))
+                G.add_edge((g, r, k), ("r", g, r))
+            for s in range(r + 1, a):  # all-to-all within the group
+                G.add_edge(("r", g, r), ("r", g, s))
+    if g_n > 1:
+        for g in range(g_n):
+            for port in range(ports):  # global port `port` belongs to router port // h
+                r = port // h
+                copy, j = divmod(port, g_n - 1)
+                if arrangement == "absolute":
+                    # the j-th other group, counted from group 0
+                    t = j if j < g else j + 1
+                    back = copy * (g_n - 1) + (g if g < t else g - 1)
+                elif arrangement == "relative":
+                    # the group j + 1 places further on
+                    t = (g + j + 1) % g_n
+                    back = copy * (g_n - 1) + (g_n - 2 - j)
+                else:  # circulant (SST): router r links to the router r of groups g +- (r h/2 + o)
+                    if port % h >= h // 2:
+                        continue
+                    t = (g + r * h // 2 + port % h + 1) % g_n
+                    G.add_edge(("r", g, r), ("r", t, r))
+                    continue
+                G.add_edge(("r", g, r), ("r", t, back // h))
+    return G, hosts
+
+
+def dragonfly(groups=9, routers=4, nodes=2, global_links=2, arrangement="absolute") -> Machine:
+    """A dragonfly (Kim et al. 2008): groups of all-to-all routers joined by
+    global links.
+
+    Parameters
+    ----------
+    groups : int
+        Number of groups. ``groups - 1`` must divide ``routers *
+        global_links`` (every pair of groups gets as many global links);
+        SST's DragonflyMachine takes ``routers * global_links + 1``.
+    routers : int
+        Routers per group (SST ``routersPerGroup``), all-to-all within the
+        group (SST ``localTopology`` all-to-all).
+    nodes : int
+        Compute nodes per router (SST ``nodesPerRouter``).
+    global_links : int
+        Global links per router (SST ``opticalsPerRouter``).
+    arrangement : {"absolute", "relative", "circulant"}
+        How the global ports meet (SST ``globalTopology``). Number the
+        global ports of a group ``0 .. routers*global_links - 1`` (router
+        ``port // global_links``): "absolute" sends port j to the j-th
+        other group counted from group 0, "relative" to the group ``j + 1``
+        places further on; "circulant" (SST) links router r of group g to
+        router r of groups ``g +- (r * global_links / 2 + o)``,
+        ``o = 1 .. global_links / 2`` (even ``global_links``, ``groups =
+        routers * global_links + 1``).
+
+    Returns
+    -------
+    Machine
+        ``groups * routers * nodes`` nodes labelled ``(group, router, k)``
+        (group-major, as SST numbers them); distances are shortest-path hops
+        through the routers, host links counted (2 between nodes of one
+        router).
+
+    Notes
+    -----
+    The defaults give the balanced 72-node dragonfly (``a = 2p = 2h``, 9
+    groups of 4 routers of 2 nodes, every pair of groups joined by one
+    global link). Then two routers are at most 3 hops apart (local, global,
+    local), so nodes at most 5. SST routes local-global-local through the
+    direct global link; the shortest path used here may take two global
+    links instead and is never longer.
+
+    Examples
+    --------
+    >>> m = dragonfly()
+    >>> m.n, m.labels[:3], m.distance(0, 1), float(m.distances().max())
+    (72, ((0, 0, 0), (0, 0, 1), (0, 1, 0)), 2.0, 5.0)
+    """
+    return _compute_machine(*dragonfly_graph(groups, routers, nodes, global_links, arrangement))
+
+
+def fat_tree_graph(k):
+    """The full k-ary fat tree: hosts ``(pod, edge, h)``, switches
+    ``("edge", pod, e)``, ``("agg", pod, a)``, ``("core", i, j)``; returns
+    ``(G, host labels)``. See :func:`fat_tree`."""
+    import networkx as nx
+
+    try:
+        if isinstance(k, bool):
+            raise TypeError
+        k = operator.index(k)
+    except TypeError:
+        raise ValueError(f"`k` must be an even integer >= 2, got {k!r}") from None
+    if k < 2 or k % 2:
+        raise ValueError(f"`k` must be an even integer >= 2, got {k}")
+    half = k // 2
+    G = nx.Graph()
+    hosts = []
+    for pod in range(k):
+        for e in range(half):
+            for a in range(half):
+                G.add_edge(("edge", pod, e), ("agg", pod, a))
+            for h in range(half):
+                hosts.append((pod, e, h))
+                G.add_edge((pod, e, h), ("edge", pod, e))
+        for a in range(half):
+            for j in range(half):  # aggregation switch a meets core switches (a, 0 .. k/2-1)
+                G.add_edge(("agg", pod, a), ("core", a, j))
+    return G, hosts
+
+
+def fat_tree(k) -> Machine:
+    """A k-ary fat tree (Al-Fares et al. 2008).
+
+    k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core switches,
+    k/2 hosts per edge switch: k^3/4 hosts, labelled ``(pod, edge, h)``.
+    Distances are hops through the switches, host links counted: 2 between
+    hosts of one edge switch, 4 within a pod, 6 across pods.
+
+    Raises
+    ------
+    ValueError
+        ``k`` odd or below 2.
+
+    Examples
+    --------
+    >>> m = fat_tree(4)
+    >>> m.n, sorted(set(m.distances()[0].tolist()))
+    (16, [0.0, 2.0, 4.0, 6.0])
+    """
+    return _compute_machine(*fat_tree_graph(k))
+
+
+def processors_per_node(machine: Machine, counts) -> Machine:
+    """A network machine with one node per processor.
+
+    Parameters
+    ----------
+    machine : Machine
+        The nodes (any mesh, torus or network).
+    counts : int or sequence of int
+        Processors per node: one count for every node, or one per node id.
+
+    Returns
+    -------
+    Machine
+        Ids run node by node (the processors of node 0 first); labels are
+        ``(node label, k)``, a node's label being its coordinates on a grid.
+        Processors of one node are at distance 0, others at their nodes'
+        distance.
+
+    Raises
+    ------
+    ValueError
+        A count that is not a positive integer, or not one count per node.
+
+    Examples
+    --------
+    >>> from optalloc.machine import Machine
+    >>> m = processors_per_node(Machine(3), [4, 1, 1])
+    >>> m.n, m.labels[4], m.distances()[0].tolist()
+    (6, ((1,), 0), [0.0, 0.0, 0.0, 0.0, 1.0, 2.0])
+    """
+    if not isinstance(machine, Machine):
+        raise ValueError(f"`machine` must be a Machine, got {type(machine).__name__}")
+    if np.ndim(counts) == 0:
+        c = _positive("counts", counts)
+        per = [c] * machine.n
+    else:
+        per = [_positive("counts", c) for c in counts]
+        if len(per) != machine.n:
+            raise ValueError(f"`counts` must give one count per node ({machine.n}), got {len(per)}")
+    node_labels = (machine.labels if machine.labels is not None
+                   else [tuple(int(c) for c in row) for row in machine.coords])
+    owner = np.repeat(np.arange(machine.n), per)
+    if len(owner) > DENSE_MAX:
+        raise ValueError(f"{len(owner)} processors; a network machine holds at most {DENSE_MAX}")
+    labels = [(node_labels[i], k) for i, c in enumerate(per) for k in range(c)]
+    D = machine.distances()[np.ix_(owner, owner)]
+    return Machine.from_distances(labels, D)
