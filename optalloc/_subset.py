@@ -14,7 +14,7 @@ import numpy as np
 
 from ._result import SubsetResult, status_of
 
-__all__ = ["is_integral", "is_proven_optimal", "subset_result", "weights_sorted"]
+__all__ = ["is_integral", "is_proven_optimal", "metric_subset_result", "subset_result", "weights_sorted"]
 
 # Relative tolerance used to compare objective values computed along
 # different summation orders.
@@ -103,6 +103,74 @@ def subset_result(
         guarantee = 1.0 if termination == "optimal" else None
     return SubsetResult(
         indices=idx,
+        points=chosen,
+        objective=objective,
+        average=average,
+        bound=bound,
+        guarantee=guarantee,
+        status=status_of(termination),
+        termination=termination,
+        method=method,
+        message=message,
+        runtime=time.perf_counter() - start,
+        extra=dict(extra or {}),
+    )
+
+
+def metric_subset_result(
+    dist: np.ndarray,
+    rows,
+    *,
+    ids: np.ndarray,
+    coords: np.ndarray | None,
+    method: str,
+    start: float,
+    guarantee: float | None = None,
+    bound: float | None = None,
+    termination: str | None = None,
+    message: str = "",
+    extra: dict | None = None,
+    exact: bool = False,
+) -> SubsetResult:
+    """:func:`subset_result` in a given metric: W is the sum of ``dist`` over
+    the chosen pairs instead of L1 on points.
+
+    ``dist`` is the (n, n) distance matrix of the candidates, ``rows`` the
+    chosen rows of it, ``ids`` the candidates' node ids (the result's
+    ``indices`` are ``ids[rows]``, sorted) and ``coords`` their coordinates
+    (None: the result's ``points`` is an empty (k, 0) array, as for a
+    network).  Bound, termination and guarantee follow :func:`subset_result`.
+
+    >>> D = np.array([[0.0, 1, 2], [1, 0, 1], [2, 1, 0]])
+    >>> r = metric_subset_result(D, [2, 1], ids=np.array([4, 5, 9]), coords=None, method="demo",
+    ...                          start=time.perf_counter(), bound=1.0)
+    >>> r.indices.tolist(), r.points.shape, r.objective, r.status
+    ([5, 9], (2, 0), 1.0, 'optimal')
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    rows = rows[np.argsort(np.asarray(ids)[rows], kind="stable")]
+    k = len(rows)
+    objective = float(dist[np.ix_(rows, rows)].sum() / 2.0) if k else 0.0
+    pairs = k * (k - 1) / 2
+    average = objective / pairs if pairs else 0.0
+    integral = is_integral(dist)
+    if bound is not None:
+        bound = float(bound)
+        if integral:
+            bound = float(math.ceil(bound - _RTOL * max(1.0, abs(bound))))
+        if bound > objective + _RTOL * max(1.0, abs(objective)):
+            raise RuntimeError(f"internal error: lower bound {bound} exceeds objective {objective}")
+        bound = min(bound, objective)
+    if termination in (None, "completed", "gap_limit") and is_proven_optimal(objective, bound, integral):
+        termination = "optimal"
+    termination = termination or "completed"
+    if termination == "optimal":
+        bound = objective
+    if exact:
+        guarantee = 1.0 if termination == "optimal" else None
+    chosen = np.asarray(coords)[rows] if coords is not None else np.empty((k, 0))
+    return SubsetResult(
+        indices=np.asarray(ids, dtype=np.intp)[rows],
         points=chosen,
         objective=objective,
         average=average,

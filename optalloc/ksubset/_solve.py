@@ -8,6 +8,7 @@ from ._exact import exact
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
+from ._metric import METRIC_METHODS, machine_problem
 from ._ptas import ptas
 from ._small import brute, k3
 
@@ -39,13 +40,63 @@ def _lookup(method):
         raise ValueError(f"unknown method {method!r}; choose one of: {names}") from None
 
 
+def _check_options(method, allowed, options):
+    for name in options:
+        if name not in allowed:
+            hint = f"; it takes: {', '.join(allowed)}" if allowed else "; it takes no options"
+            raise ValueError(f"method {method!r} does not take option {name!r}{hint}")
+
+
+def _is_machine(obj) -> bool:
+    from ..machine import Machine
+
+    return isinstance(obj, Machine)
+
+
+def _solve_machine(machine, k, method, options):
+    """k free nodes of ``machine``: the point methods on a mesh, the metric
+    methods (:mod:`._metric`) on a torus or a network."""
+    _lookup(method)
+    if machine.kind == "mesh":
+        # a mesh without wrap: the point path on the free coordinates
+        func = METHODS[method]
+        allowed = method_options(method)
+        _check_options(method, allowed, options)
+        from .._validate import as_int
+
+        k = as_int(k, "k")
+        if not 1 <= k <= machine.n_free:
+            raise ValueError(f"`k` must be between 1 and the number of free nodes ({machine.n_free}) of the "
+                             f"{machine.describe()}, got {k}")
+        if "shape" in allowed and "shape" not in options:
+            options = {**options, "shape": machine.shape}
+        r = func(machine.free_points(), k, **options)
+        return r.replace(indices=machine.free_ids()[r.indices].astype(r.indices.dtype))
+    if method not in METRIC_METHODS:
+        names = ", ".join(sorted(METRIC_METHODS))
+        raise ValueError(f"method {method!r} needs a mesh; on a {machine.describe()} use one of: {names}")
+    func = METRIC_METHODS[method]
+    sig = inspect.signature(func)
+    allowed = tuple(p.name for p in sig.parameters.values()
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("ids", "coords"))
+    _check_options(method, allowed, options)
+    D, ids, coords, k = machine_problem(machine, k)
+    return func(D, k, ids=ids, coords=coords, **options)
+
+
 def solve(points, k, *, method="mm", **options):
-    """Solve the k-subset min-sum-L1 problem with the named method.
+    """Solve the k-subset problem with the named method.
+
+    On points: min-sum-L1.  On a :class:`~optalloc.machine.Machine`: k of
+    its free nodes minimising the sum of pairwise machine distances; a mesh
+    runs the point methods on its free coordinates, a torus or network the
+    methods that hold in any metric (``brute``, ``exact``, ``gen-alg``).
 
     Parameters
     ----------
-    points : array_like, shape (n, d)
-        Candidate points (free processors).
+    points : array_like, shape (n, d), or Machine
+        Candidate points (free processors), or a machine (its free nodes;
+        the result's ``indices`` are node ids).
     k : int
         Number of points to choose.
     method : str
@@ -68,11 +119,13 @@ def solve(points, k, *, method="mm", **options):
     >>> from optalloc.ksubset import solve
     >>> solve([[0, 0], [0, 1], [5, 5]], 2, method="gen-alg").indices.tolist()
     [0, 1]
+    >>> from optalloc.machine import Machine
+    >>> r = solve(Machine((8, 8), torus=True), 2, method="exact")
+    >>> r.indices.tolist(), r.objective
+    ([0, 1], 1.0)
     """
+    if _is_machine(points):
+        return _solve_machine(points, k, method, options)
     func = _lookup(method)
-    allowed = method_options(method)
-    for name in options:
-        if name not in allowed:
-            hint = f"; it takes: {', '.join(allowed)}" if allowed else "; it takes no options"
-            raise ValueError(f"method {method!r} does not take option {name!r}{hint}")
+    _check_options(method, method_options(method), options)
     return func(points, k, **options)

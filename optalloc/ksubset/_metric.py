@@ -1,0 +1,228 @@
+"""k-subset in any metric: the methods that hold over a distance matrix.
+
+On a torus or a network the distance between two nodes is the machine's
+own (wrap distance, shortest path), not L1 on coordinates, so only the
+methods whose proofs use nothing but the triangle inequality apply:
+
+``brute``
+    enumeration of all C(n, k) subsets of the free nodes;
+``gen-alg``
+    Krumke et al.: around every free node, its k nearest free nodes (ties
+    by node id); the best of these n sets.  In any metric W <= (2 - 2/k)
+    OPT: for an optimal set S* the stars of its k points sum to 2 OPT, so
+    one of them, around c, is at most 2 OPT / k; the k nearest around c
+    have a star no larger, and the triangle inequality gives
+    W <= (k - 1) * star(c);
+``exact``
+    the pairwise MIP over the distance matrix (x_i binary, y_ij >=
+    x_i + x_j - 1, the level-1 RLT rows sum_j y_ij = (k - 1) x_i, minimise
+    sum D_ij y_ij, sum x = k) in HiGHS, started from Gen-Alg's set.  Its
+    bound is the MIP's proven bound, or Gen-Alg's W / (2 - 2/k) when that
+    is higher; nothing specific to L1 is used.
+
+Each function takes the (n, n) distance matrix of the candidates, their
+node ids (ascending) and their coordinates (None on a network) and returns
+a :class:`~optalloc.SubsetResult` whose ``indices`` are node ids.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+import numpy as np
+
+from .._pyomo import silent_highs, solver_output_to_stderr
+from .._subset import metric_subset_result
+from .._validate import validate_positive
+from ._median import gen_alg_guarantee
+from ._small import BRUTE_LIMIT
+
+__all__ = ["METRIC_METHODS", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
+
+
+def machine_problem(machine, k):
+    """(D, ids, coords, k) of the free nodes of ``machine``; a one-line
+    ValueError when k is not in 1 .. number of free nodes."""
+    from .._validate import as_int
+
+    k = as_int(k, "k")
+    n = machine.n_free
+    if not 1 <= k <= n:
+        raise ValueError(f"`k` must be between 1 and the number of free nodes ({n}) of the "
+                         f"{machine.describe()}, got {k}")
+    ids = np.asarray(machine.free_ids(), dtype=np.intp)
+    D = np.asarray(machine.distances(ids), dtype=float)
+    coords = np.asarray(machine.free_points(), dtype=float) if machine.is_grid else None
+    return D, ids, coords, k
+
+
+def _weights(D: np.ndarray, sets: np.ndarray) -> np.ndarray:
+    """W of each row of ``sets`` (m, k) in the metric D."""
+    k = sets.shape[1]
+    if k < 2:
+        return np.zeros(len(sets))
+    iu, ju = np.triu_indices(k, 1)
+    return D[sets[:, iu], sets[:, ju]].sum(axis=1)
+
+
+def _chunk(k: int) -> int:
+    return max(1, (1 << 20) // max(1, k * (k - 1) // 2))
+
+
+def brute_metric(D, k, *, ids, coords=None, limit=BRUTE_LIMIT, time_limit=None):
+    """Exact optimum by enumerating all C(n, k) subsets, in the metric D.
+
+    Same limit and time limit as :func:`~optalloc.ksubset.brute`: more than
+    ``limit`` subsets is a ValueError; on expiry of ``time_limit`` the best
+    subset seen is returned with termination ``"time_limit"``.  Ties: the
+    first subset in lexicographic order of node ids.
+
+    >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])  # a 4-ring
+    >>> brute_metric(D, 3, ids=np.arange(4)).objective
+    4.0
+    """
+    start = time.perf_counter()
+    n = len(D)
+    limit = validate_positive(limit, "limit", allow_none=False, integer=True)
+    time_limit = validate_positive(time_limit, "time_limit")
+    total = math.comb(n, k)
+    if total > limit:
+        raise ValueError(
+            f"brute force over C({n}, {k}) = {total:.3g} subsets exceeds the limit of {limit:.3g}; "
+            "use an exact or approximate method instead"
+        )
+    combos = itertools.combinations(range(n), k)
+    best_w, best, done, termination = np.inf, None, 0, "optimal"
+    chunk = _chunk(k)
+    while True:
+        block = np.fromiter(itertools.chain.from_iterable(itertools.islice(combos, chunk)), dtype=np.intp)
+        if block.size == 0:
+            break
+        sets = block.reshape(-1, k)
+        w = _weights(D, sets)
+        i = int(np.argmin(w))
+        if w[i] < best_w:
+            best_w, best = float(w[i]), sets[i].copy()
+        done += len(sets)
+        if time_limit is not None and time.perf_counter() - start > time_limit and done < total:
+            termination = "time_limit"
+            break
+    return metric_subset_result(D, best, ids=ids, coords=coords, method="brute", start=start,
+                                guarantee=1.0 if termination == "optimal" else None, termination=termination,
+                                message=f"enumerated {done} of {total} subsets", extra={"subsets": done})
+
+
+def _gen_alg_rows(D: np.ndarray, k: int) -> tuple[np.ndarray, int, float]:
+    """Gen-Alg's best set (rows), its centre row and its W."""
+    n = len(D)
+    # rows are in ascending node id, so a stable sort breaks ties by node id
+    near = np.argsort(D, axis=1, kind="stable")[:, :k]
+    best_w, best_c = np.inf, 0
+    step = _chunk(k)
+    for lo in range(0, n, step):
+        w = _weights(D, near[lo : lo + step])
+        i = int(np.argmin(w))
+        if w[i] < best_w:
+            best_w, best_c = float(w[i]), lo + i
+    return near[best_c], best_c, best_w
+
+
+def gen_alg_metric(D, k, *, ids, coords=None):
+    """Gen-Alg in the metric D: the k nearest free nodes around every free
+    node, the best set kept; ``guarantee = 2 - 2/k`` (1 for k <= 2) and
+    ``bound = W / guarantee``; ``extra["centre"]`` is the centre's node id.
+
+    >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
+    >>> r = gen_alg_metric(D, 3, ids=np.arange(4))
+    >>> r.indices.tolist(), r.objective, round(r.guarantee, 4)
+    ([0, 1, 3], 4.0, 1.3333)
+    """
+    start = time.perf_counter()
+    rows, centre, w = _gen_alg_rows(D, k)
+    g = gen_alg_guarantee(k)
+    return metric_subset_result(D, rows, ids=ids, coords=coords, method="gen-alg", start=start, guarantee=g,
+                                bound=w / g, extra={"centre": int(ids[centre]), "centres": len(D)})
+
+
+def exact_metric(D, k, *, ids, coords=None, time_limit=None):
+    """The pairwise MIP over the distance matrix D, solved by HiGHS.
+
+    Returns the optimum (termination ``"optimal"``, guarantee 1), or with
+    ``time_limit`` seconds the best set found (Gen-Alg's at worst) with the
+    MIP's proven bound (termination ``"time_limit"``).
+
+    >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
+    >>> r = exact_metric(D, 3, ids=np.arange(4))
+    >>> r.objective, r.status
+    (4.0, 'optimal')
+    """
+    start = time.perf_counter()
+    time_limit = validate_positive(time_limit, "time_limit")
+    n = len(D)
+    g_rows, _, g_w = _gen_alg_rows(D, k)
+    g = gen_alg_guarantee(k)
+    if k <= 2 or k == n:  # Gen-Alg is exact for k <= 2; k = n has one answer
+        return metric_subset_result(D, g_rows if k < n else np.arange(n), ids=ids, coords=coords, method="exact",
+                                    start=start, termination="optimal", exact=True,
+                                    message="solved without the MIP (k <= 2 or k = n)")
+    import highspy
+
+    iu, ju = np.triu_indices(n, 1)
+    m = len(iu)
+    pid = np.zeros((n, n), dtype=np.int64)
+    pid[iu, ju] = pid[ju, iu] = np.arange(m)
+    h = silent_highs()
+    inf = highspy.kHighsInf
+    none = np.array([], dtype=np.int32)
+    h.addCols(n, np.zeros(n), np.zeros(n), np.ones(n), 0, none, none, np.array([]))
+    h.addCols(m, D[iu, ju].astype(float), np.zeros(m), np.ones(m), 0, none, none, np.array([]))
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.array([highspy.HighsVarType.kInteger] * n))
+    # sum x = k
+    h.addRow(k, k, n, np.arange(n, dtype=np.int32), np.ones(n))
+    # x_i + x_j - y_ij <= 1
+    idx = np.column_stack([iu, ju, n + np.arange(m)]).astype(np.int32).ravel()
+    val = np.tile([1.0, 1.0, -1.0], m)
+    h.addRows(m, np.full(m, -inf), np.ones(m), 3 * m, (3 * np.arange(m)).astype(np.int32), idx, val)
+    # RLT rows: sum_{j != i} y_ij - (k - 1) x_i = 0
+    others = np.array([np.delete(np.arange(n), i) for i in range(n)]).reshape(n, n - 1)
+    ridx = np.column_stack([np.arange(n), n + pid[np.arange(n)[:, None], others]]).astype(np.int32).ravel()
+    rval = np.tile(np.concatenate(([-(k - 1.0)], np.ones(n - 1))), n)
+    h.addRows(n, np.zeros(n), np.zeros(n), n * n, (n * np.arange(n)).astype(np.int32), ridx, rval)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(0.01, time_limit - (time.perf_counter() - start)))
+    x0 = np.zeros(n + m)
+    x0[g_rows] = 1.0
+    x0[n + pid[g_rows[:, None], g_rows[None, :]][np.triu_indices(k, 1)]] = 1.0
+    sol = highspy.HighsSolution()
+    sol.col_value = x0.tolist()
+    with solver_output_to_stderr():
+        h.setSolution(sol)
+        h.run()
+    status = h.getModelStatus()
+    info = h.getInfo()
+    rows, bound = g_rows, g_w / g
+    if info.primal_solution_status == 2:  # a feasible MIP solution
+        x = np.array(h.getSolution().col_value[:n])
+        cand = np.flatnonzero(x > 0.5)
+        if len(cand) == k and D[np.ix_(cand, cand)].sum() / 2.0 < g_w:
+            rows = cand
+    S = highspy.HighsModelStatus
+    if status == S.kOptimal:
+        termination, msg = "optimal", "MIP solved to optimality"
+    elif status == S.kTimeLimit:
+        termination, msg = "time_limit", f"time limit of {time_limit} s reached"
+        if np.isfinite(info.mip_dual_bound):
+            bound = max(bound, float(info.mip_dual_bound))
+        bound = min(bound, float(D[np.ix_(rows, rows)].sum() / 2.0))  # HiGHS' tolerances
+    else:
+        termination, msg = "error", f"HiGHS stopped: {h.modelStatusToString(status)}"
+    return metric_subset_result(D, rows, ids=ids, coords=coords, method="exact", start=start,
+                                bound=None if termination == "error" else bound, termination=termination,
+                                message=msg, exact=True, extra={"nodes": int(info.mip_node_count)})
+
+
+#: Methods that hold in any metric: name -> function over (D, k, ids=, coords=).
+METRIC_METHODS = {"brute": brute_metric, "exact": exact_metric, "gen-alg": gen_alg_metric}
