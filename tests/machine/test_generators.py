@@ -111,7 +111,7 @@ def test_processors_per_node():
     (lambda: dragonfly(arrangement="random"), "`arrangement` must be one of"),
     (lambda: dragonfly(groups=8), "must divide"),
     (lambda: dragonfly(5, 4, 1, 1, "circulant"), "even `global_links`"),
-    (lambda: dragonfly(3, 2, 1, 2, "circulant"), "routers` \* `global_links` \+ 1"),
+    (lambda: dragonfly(3, 2, 1, 2, "circulant"), r"routers` \* `global_links` \+ 1"),
     (lambda: processors_per_node(Machine(3), 0), "`counts` must be a positive integer"),
     (lambda: processors_per_node(Machine(3), [1, 2]), "one count per node"),
     (lambda: processors_per_node(Machine(3), [1, 2.5, 1]), "`counts`"),
