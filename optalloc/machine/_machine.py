@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from .._validate import validate_nodes
+from ._network import distance_links, graph_distances, graph_links
 
 __all__ = ["Machine"]
 
@@ -128,34 +129,10 @@ class Machine:
         >>> m.labels, m.distances()[0].tolist(), m.shape
         (('a', 'b', 'c'), [0.0, 1.0, 2.0], None)
         """
-        if G.is_directed():
-            raise ValueError("`G` must be undirected (convert with G.to_undirected())")
-        labels = tuple(G.nodes)
-        if not labels:
-            raise ValueError("`G` has no nodes")
-        if len(labels) > DENSE_MAX:
-            raise ValueError(f"`G` has {len(labels)} nodes; a network machine holds at most {DENSE_MAX}")
-        index = {v: i for i, v in enumerate(labels)}
-        best: dict[tuple[int, int], float] = {}
-        for u, v, data in G.edges(data=True):
-            if u == v:
-                raise ValueError(f"`G` has a self-loop at node {u!r}; remove self-loops first")
-            length = 1.0 if weight is None else data.get(weight, 1.0)
-            try:
-                length = float(length)
-            except (TypeError, ValueError):
-                raise ValueError(f"`G` edge ({u!r}, {v!r}): {weight!r} must be a number, got {length!r}") from None
-            if not (math.isfinite(length) and length > 0):
-                raise ValueError(f"`G` edge ({u!r}, {v!r}): {weight!r} must be positive and finite, got {length}")
-            key = tuple(sorted((index[u], index[v])))
-            best[key] = min(length, best.get(key, math.inf))
+        labels, edges = graph_links(G, weight, DENSE_MAX)
         self = cls.__new__(cls)
-        self.shape = None
-        self.torus = ()
-        self.labels = labels
-        self.edges = tuple((i, j, w) for (i, j), w in sorted(best.items()))
+        self.shape, self.torus, self.labels, self.edges = None, (), labels, edges
         self._init_state(len(labels))
-        _check_connected(self.n, self.edges)
         return self
 
     @classmethod
@@ -190,44 +167,10 @@ class Machine:
         >>> m.distance(0, 1), m.distance(0, 2), len(m.edges)
         (0.0, 2.0, 2)
         """
-        labels = tuple(labels)
-        n = len(labels)
-        if not 0 < n <= DENSE_MAX:
-            raise ValueError(f"`labels` is empty" if n == 0 else f"{n} nodes; at most {DENSE_MAX}")
-        try:
-            if len(set(labels)) != n:
-                raise ValueError("`labels` must be distinct")
-        except TypeError:
-            raise ValueError("`labels` must be hashable") from None
-        try:
-            M = np.array(D, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("`D` must be a square matrix of numbers") from None
-        if M.shape != (n, n):
-            raise ValueError(f"`D` must be {n} x {n} (one row per label), got shape {M.shape}")
-        for bad, what in ((~np.isfinite(M), "be finite"), (np.diag(M) != 0, "have a zero diagonal"),
-                          (M < 0, "not be negative"), (M != M.T, "be symmetric")):
-            if np.any(bad):
-                raise ValueError(f"`D` must {what}")
-        if edges is None:
-            iu, ju = np.triu_indices(n, k=1)
-            keep = M[iu, ju] > 0
-            links = tuple((int(i), int(j), float(M[i, j])) for i, j in zip(iu[keep], ju[keep]))
-        else:
-            best = {}
-            for e in edges:
-                try:
-                    i, j = (operator.index(v) for v in e)
-                except (TypeError, ValueError):
-                    raise ValueError(f"`edges` must hold node id pairs, got {e!r}") from None
-                if not (0 <= i < n and 0 <= j < n) or M[i, j] <= 0:
-                    raise ValueError(f"`edges`: ({i}, {j}) must join two nodes at a positive distance")
-                best[(min(i, j), max(i, j))] = float(M[i, j])
-            links = tuple((i, j, w) for (i, j), w in sorted(best.items()))
-        M.setflags(write=False)
+        labels, M, links = distance_links(labels, D, edges, DENSE_MAX)
         self = cls.__new__(cls)
         self.shape, self.torus, self.labels, self.edges = None, (), labels, links
-        self._init_state(n)
+        self._init_state(len(labels))
         self._dist = M
         return self
 
@@ -411,7 +354,7 @@ class Machine:
         idx = self._dense_nodes(idx)
         if self.shape is None:
             if self._dist is None:
-                self._dist = _graph_distances(self.n, self.edges)
+                self._dist = graph_distances(self.n, self.edges)
             return self._dist[np.ix_(idx, idx)]
         total = np.zeros((len(idx), len(idx)))
         for hops in self.axis_hops(idx):
@@ -617,31 +560,3 @@ class Machine:
 def _strides(shape) -> np.ndarray:
     # node id of (x, y, z) = x + W * (y + H * z): x varies fastest
     return np.concatenate(([1], np.cumprod(shape[:-1]))).astype(np.int64)
-
-
-def _adjacency(n: int, edges):
-    from scipy.sparse import csr_matrix
-
-    if edges:
-        u, v, w = (np.array(c) for c in zip(*edges))
-    else:
-        u = v = np.zeros(0, dtype=np.int64)
-        w = np.zeros(0)
-    return csr_matrix((w.astype(np.float64), (u.astype(np.int64), v.astype(np.int64))), shape=(n, n))
-
-
-def _check_connected(n: int, edges) -> None:
-    from scipy.sparse.csgraph import connected_components
-
-    count, label = connected_components(_adjacency(n, edges), directed=False)
-    if count > 1:
-        other = int(np.argmax(label != label[0]))
-        raise ValueError(f"`G` must be connected: no path from node id 0 to node id {other}")
-
-
-def _graph_distances(n: int, edges) -> np.ndarray:
-    from scipy.sparse.csgraph import shortest_path
-
-    D = shortest_path(_adjacency(n, edges), method="D", directed=False)
-    D.setflags(write=False)
-    return D
