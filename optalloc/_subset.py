@@ -83,38 +83,8 @@ def subset_result(
     idx = np.sort(np.asarray(indices, dtype=np.intp))
     chosen = points[idx]
     objective = float(weights_sorted(np.sort(chosen, axis=0)[None])[0]) if len(idx) else 0.0
-    k = len(idx)
-    pairs = k * (k - 1) / 2
-    average = objective / pairs if pairs else 0.0
-    integral = is_integral(points)
-    if bound is not None:
-        bound = float(bound)
-        if integral:
-            bound = float(math.ceil(bound - _RTOL * max(1.0, abs(bound))))
-        if bound > objective + _RTOL * max(1.0, abs(objective)):
-            raise RuntimeError(f"internal error: lower bound {bound} exceeds objective {objective}")
-        bound = min(bound, objective)
-    if termination in (None, "completed", "gap_limit") and is_proven_optimal(objective, bound, integral):
-        termination = "optimal"
-    termination = termination or "completed"
-    if termination == "optimal":
-        bound = objective
-    if exact:
-        guarantee = 1.0 if termination == "optimal" else None
-    return SubsetResult(
-        indices=idx,
-        points=chosen,
-        objective=objective,
-        average=average,
-        bound=bound,
-        guarantee=guarantee,
-        status=status_of(termination),
-        termination=termination,
-        method=method,
-        message=message,
-        runtime=time.perf_counter() - start,
-        extra=dict(extra or {}),
-    )
+    return _assemble(idx, chosen, objective, is_integral(points), method=method, start=start, guarantee=guarantee,
+                     bound=bound, termination=termination, message=message, extra=extra, exact=exact)
 
 
 def metric_subset_result(
@@ -151,9 +121,20 @@ def metric_subset_result(
     rows = rows[np.argsort(np.asarray(ids)[rows], kind="stable")]
     k = len(rows)
     objective = float(dist[np.ix_(rows, rows)].sum() / 2.0) if k else 0.0
+    chosen = np.asarray(coords)[rows] if coords is not None else np.empty((k, 0))
+    return _assemble(np.asarray(ids, dtype=np.intp)[rows], chosen, objective, is_integral(dist), method=method,
+                     start=start, guarantee=guarantee, bound=bound, termination=termination, message=message,
+                     extra=extra, exact=exact)
+
+
+def _assemble(indices, chosen, objective: float, integral: bool, *, method: str, start: float, guarantee, bound,
+              termination, message: str, extra, exact: bool) -> SubsetResult:
+    """The SubsetResult of a chosen set whose W is ``objective``: the bound
+    checked and rounded up when W is an integer, the termination (optimal
+    when the bound meets W) and the guarantee of an exact method."""
+    k = len(indices)
     pairs = k * (k - 1) / 2
     average = objective / pairs if pairs else 0.0
-    integral = is_integral(dist)
     if bound is not None:
         bound = float(bound)
         if integral:
@@ -168,9 +149,8 @@ def metric_subset_result(
         bound = objective
     if exact:
         guarantee = 1.0 if termination == "optimal" else None
-    chosen = np.asarray(coords)[rows] if coords is not None else np.empty((k, 0))
     return SubsetResult(
-        indices=np.asarray(ids, dtype=np.intp)[rows],
+        indices=indices,
         points=chosen,
         objective=objective,
         average=average,

@@ -27,8 +27,6 @@ a :class:`~optalloc.SubsetResult` whose ``indices`` are node ids.
 
 from __future__ import annotations
 
-import itertools
-import math
 import time
 
 import numpy as np
@@ -37,7 +35,7 @@ from .._pyomo import silent_highs, solver_output_to_stderr
 from .._subset import metric_subset_result
 from .._validate import validate_positive
 from ._median import gen_alg_guarantee
-from ._small import BRUTE_LIMIT
+from ._small import BRUTE_LIMIT, enumerate_subsets
 
 __all__ = ["METRIC_METHODS", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
 
@@ -87,28 +85,8 @@ def brute_metric(D, k, *, ids, coords=None, limit=BRUTE_LIMIT, time_limit=None):
     n = len(D)
     limit = validate_positive(limit, "limit", allow_none=False, integer=True)
     time_limit = validate_positive(time_limit, "time_limit")
-    total = math.comb(n, k)
-    if total > limit:
-        raise ValueError(
-            f"brute force over C({n}, {k}) = {total:.3g} subsets exceeds the limit of {limit:.3g}; "
-            "use an exact or approximate method instead"
-        )
-    combos = itertools.combinations(range(n), k)
-    best_w, best, done, termination = np.inf, None, 0, "optimal"
-    chunk = _chunk(k)
-    while True:
-        block = np.fromiter(itertools.chain.from_iterable(itertools.islice(combos, chunk)), dtype=np.intp)
-        if block.size == 0:
-            break
-        sets = block.reshape(-1, k)
-        w = _weights(D, sets)
-        i = int(np.argmin(w))
-        if w[i] < best_w:
-            best_w, best = float(w[i]), sets[i].copy()
-        done += len(sets)
-        if time_limit is not None and time.perf_counter() - start > time_limit and done < total:
-            termination = "time_limit"
-            break
+    best, done, total, termination = enumerate_subsets(n, k, lambda sets: _weights(D, sets), chunk=_chunk(k),
+                                                       limit=limit, time_limit=time_limit, start=start)
     return metric_subset_result(D, best, ids=ids, coords=coords, method="brute", start=start,
                                 guarantee=1.0 if termination == "optimal" else None, termination=termination,
                                 message=f"enumerated {done} of {total} subsets", extra={"subsets": done})

@@ -133,6 +133,25 @@ def brute(points, k, *, limit=BRUTE_LIMIT, time_limit=None):
     k = validate_k(k, n)
     limit = validate_positive(limit, "limit", allow_none=False, integer=True)
     time_limit = validate_positive(time_limit, "time_limit")
+    chunk = max(1, (1 << 20) // max(1, k * pts.shape[1]))
+    best, done, total, termination = enumerate_subsets(n, k, lambda sets: weights_of_sets(pts, sets), chunk=chunk,
+                                                       limit=limit, time_limit=time_limit, start=start)
+    msg = f"enumerated {done} of {total} subsets"
+    guarantee = 1.0 if termination == "optimal" else None
+    return make_result(pts, best, method="brute", start=start, guarantee=guarantee, termination=termination, message=msg,
+                       extra={"subsets": done})
+
+
+def enumerate_subsets(n: int, k: int, weigh, *, chunk: int, limit: int, time_limit, start: float):
+    """The least-weight k-subset of ``range(n)`` by enumeration in
+    lexicographic order (ties: the first), ``chunk`` subsets at a time;
+    ``weigh(sets)`` gives the W of each row of an (m, k) array.
+
+    Returns ``(best, done, total, termination)``: the best rows, the subsets
+    enumerated, C(n, k), and ``"optimal"`` or ``"time_limit"`` (when
+    ``time_limit`` seconds since ``start`` passed before the end). More than
+    ``limit`` subsets is a ValueError, before any work.
+    """
     total = math.comb(n, k)
     if total > limit:
         raise ValueError(
@@ -141,13 +160,12 @@ def brute(points, k, *, limit=BRUTE_LIMIT, time_limit=None):
         )
     combos = itertools.combinations(range(n), k)
     best_w, best, done, termination = np.inf, None, 0, "optimal"
-    chunk = max(1, (1 << 20) // max(1, k * pts.shape[1]))
     while True:
         block = np.fromiter(itertools.chain.from_iterable(itertools.islice(combos, chunk)), dtype=np.intp)
         if block.size == 0:
             break
         sets = block.reshape(-1, k)
-        w = weights_of_sets(pts, sets)
+        w = weigh(sets)
         i = int(np.argmin(w))
         if w[i] < best_w:
             best_w, best = float(w[i]), sets[i].copy()
@@ -155,10 +173,7 @@ def brute(points, k, *, limit=BRUTE_LIMIT, time_limit=None):
         if time_limit is not None and time.perf_counter() - start > time_limit and done < total:
             termination = "time_limit"
             break
-    msg = f"enumerated {done} of {total} subsets"
-    guarantee = 1.0 if termination == "optimal" else None
-    return make_result(pts, best, method="brute", start=start, guarantee=guarantee, termination=termination, message=msg,
-                       extra={"subsets": done})
+    return best, done, total, termination
 
 
 __all__ = ["k3", "brute", "BRUTE_LIMIT"]
