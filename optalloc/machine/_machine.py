@@ -332,11 +332,14 @@ class Machine:
         """
         if nodes is None:
             if self._dist is None:
-                D = self._distances(np.arange(self.n, dtype=np.int64))
+                if self.shape is None:
+                    D = graph_distances(self.n, self.edges)
+                else:
+                    D = self._distances(np.arange(self.n, dtype=np.int64))
                 D.setflags(write=False)
                 self._dist = D
             return self._dist
-        return self._distances(self.check_nodes(nodes)).copy()
+        return self._distances(self.check_nodes(nodes))
 
     def axis_hops(self, nodes=None):
         """Yield the (m, m) int hop counts along each axis between the nodes."""
@@ -351,11 +354,10 @@ class Machine:
             yield d
 
     def _distances(self, idx: np.ndarray) -> np.ndarray:
+        """A new (m, m) matrix of the distances between the nodes ``idx``."""
         idx = self._dense_nodes(idx)
         if self.shape is None:
-            if self._dist is None:
-                self._dist = graph_distances(self.n, self.edges)
-            return self._dist[np.ix_(idx, idx)]
+            return self.distances()[np.ix_(idx, idx)]
         total = np.zeros((len(idx), len(idx)))
         for hops in self.axis_hops(idx):
             total += hops
