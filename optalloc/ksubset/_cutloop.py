@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._common import weights_of_sets
-from ._median import swap_descent
 from ._pairlp import _lagrangian_bound, _PairLP
 from ._state import Bracket, ExactOptions, ExactProblem
 
@@ -60,7 +58,7 @@ def _start_lp(problem: ExactProblem, options: ExactOptions, extra: dict, race: P
     and the distance matrix."""
     pts, k = problem.pts, problem.k
     n = len(pts)
-    dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+    dist = problem.distances()
     lp = _PairLP(dist, k, options.lp_solver)
     if race is not None:
         race.watch(lp)
@@ -107,8 +105,8 @@ def _rounds(lp: _PairLP, dist: np.ndarray, problem: ExactProblem, options: Exact
             lp.fixed0 |= fix
             lp.fix_zero(np.flatnonzero(fix))
         # rounding: the k largest x, then swap descent
-        cand, _ = swap_descent(pts, np.sort(np.argsort(-x, kind="stable")[:k]))
-        w = float(weights_of_sets(pts, cand[None])[0])
+        cand = problem.descend(np.sort(np.argsort(-x, kind="stable")[:k]))
+        w = problem.weight(cand)
         if w < ub - 1e-9:
             inc_idx, ub = cand, w
         if options.verbose:
@@ -186,7 +184,7 @@ def _branch(lp: _PairLP, problem: ExactProblem, state: Bracket) -> Bracket:
     if info.primal_solution_status == 2:
         cand = np.flatnonzero(np.array(h.getSolution().col_value)[:n] > 0.5)
         if len(cand) == problem.k:
-            w = float(weights_of_sets(problem.pts, cand[None])[0])
+            w = problem.weight(cand)
             if w < ub:
                 inc_idx, ub = cand, w
     if status == hs.HighsModelStatus.kOptimal and rel_gap == 0:

@@ -14,11 +14,14 @@ methods whose proofs use nothing but the triangle inequality apply:
     have a star no larger, and the triangle inequality gives
     W <= (k - 1) * star(c);
 ``exact``
-    the pairwise MIP over the distance matrix (x_i binary, y_ij >=
-    x_i + x_j - 1, the level-1 RLT rows sum_j y_ij = (k - 1) x_i, minimise
-    sum D_ij y_ij, sum x = k) in HiGHS, started from Gen-Alg's set.  Its
-    bound is the MIP's proven bound, or Gen-Alg's W / (2 - 2/k) when that
-    is higher; nothing specific to L1 is used.
+    the cut loop of the L1 solver over the distance matrix (the pairwise
+    LP x_i, y_ij with the level-1 RLT rows, linking and triangle rows, its
+    Lagrangian bound and reduced-cost fixing, then branch-and-bound in
+    HiGHS), started from swap descent around the best Gen-Alg centres.
+    Its cheap bounds are those that hold in the metric at hand: the star
+    bound in any metric, Gen-Alg's W / (2 - 2/k) in any metric, and on a
+    mesh or torus the sum over axes of the 1D (line or ring) optimum.
+    ``formulation="pairwise"`` solves the plain pairwise MIP instead.
 
 Each function takes the (n, n) distance matrix of the candidates, their
 node ids (ascending) and their coordinates (None on a network) and returns
@@ -28,6 +31,7 @@ a :class:`~optalloc.SubsetResult` whose ``indices`` are node ids.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,14 +39,27 @@ from .._pyomo import silent_highs, solver_output_to_stderr
 from .._subset import metric_subset_result
 from .._validate import validate_positive
 from ._median import gen_alg_guarantee
+from ._metricexact import solve_metric_exact
 from ._small import BRUTE_LIMIT, enumerate_subsets
 
-__all__ = ["METRIC_METHODS", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
+__all__ = ["METRIC_METHODS", "MetricInstance", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
 
 
-def machine_problem(machine, k):
-    """(D, ids, coords, k) of the free nodes of ``machine``; a one-line
-    ValueError when k is not in 1 .. number of free nodes."""
+class MetricInstance(NamedTuple):
+    """The free nodes of a machine as a k-subset instance: their distance
+    matrix, node ids (ascending), coordinates (None on a network), k, and
+    ``axes = (shape, torus)`` on a mesh or torus (None on a network)."""
+
+    D: np.ndarray
+    ids: np.ndarray
+    coords: np.ndarray | None
+    k: int
+    axes: tuple | None
+
+
+def machine_problem(machine, k) -> MetricInstance:
+    """The :class:`MetricInstance` of the free nodes of ``machine``; a
+    one-line ValueError when k is not in 1 .. number of free nodes."""
     from .._validate import as_int
 
     k = as_int(k, "k")
@@ -53,7 +70,8 @@ def machine_problem(machine, k):
     ids = np.asarray(machine.free_ids(), dtype=np.intp)
     D = np.asarray(machine.distances(ids), dtype=float)
     coords = np.asarray(machine.free_points(), dtype=float) if machine.is_grid else None
-    return D, ids, coords, k
+    axes = (tuple(machine.shape), tuple(machine.torus)) if machine.is_grid else None
+    return MetricInstance(D, ids, coords, k, axes)
 
 
 def _weights(D: np.ndarray, sets: np.ndarray) -> np.ndarray:
@@ -124,20 +142,43 @@ def gen_alg_metric(D, k, *, ids, coords=None):
                                 bound=w / g, extra={"centre": int(ids[centre]), "centres": len(D)})
 
 
-def exact_metric(D, k, *, ids, coords=None, time_limit=None):
-    """The pairwise MIP over the distance matrix D, solved by HiGHS.
+def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=0.0, formulation="auto",
+                 verbose=False):
+    """The exact optimum in the metric D, with a proven bound.
 
-    Returns the optimum (termination ``"optimal"``, guarantee 1), or with
-    ``time_limit`` seconds the best set found (Gen-Alg's at worst) with the
-    MIP's proven bound (termination ``"time_limit"``).
+    ``formulation="auto"`` runs the cut loop of the L1 solver over D (the
+    pairwise LP with triangle rows, its Lagrangian bound and reduced-cost
+    fixing, then branch-and-bound), started from swap descent around the
+    best Gen-Alg centres and the bounds that hold in the metric (see
+    :mod:`optalloc.ksubset`); ``"pairwise"`` hands the plain pairwise MIP to
+    HiGHS (the baseline).  With ``time_limit`` seconds the best set found
+    and the proven bound are returned with termination ``"time_limit"``;
+    ``rel_gap`` stops at that relative gap (termination ``"gap_limit"``).
+
+    ``axes`` is ``(shape, torus)`` when D is the mesh or torus distance of
+    ``coords`` (:func:`solve` passes it for a machine): it adds the bound
+    summed over axes.
 
     >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
     >>> r = exact_metric(D, 3, ids=np.arange(4))
     >>> r.objective, r.status
     (4.0, 'optimal')
     """
-    start = time.perf_counter()
     time_limit = validate_positive(time_limit, "time_limit")
+    rel_gap = float(rel_gap)
+    if not 0 <= rel_gap < 1:
+        raise ValueError(f"`rel_gap` must be in [0, 1), got {rel_gap}")
+    if formulation == "pairwise":
+        return _pairwise_mip(D, k, ids=ids, coords=coords, time_limit=time_limit)
+    if formulation != "auto":
+        raise ValueError(f"formulation must be 'auto' or 'pairwise' in a metric, got {formulation!r}")
+    return solve_metric_exact(D, k, ids=ids, coords=coords, axes=axes, time_limit=time_limit, rel_gap=rel_gap,
+                              verbose=bool(verbose))
+
+
+def _pairwise_mip(D, k, *, ids, coords=None, time_limit=None):
+    """The plain pairwise MIP over D in HiGHS, started from Gen-Alg's set."""
+    start = time.perf_counter()
     n = len(D)
     g_rows, _, g_w = _gen_alg_rows(D, k)
     g = gen_alg_guarantee(k)

@@ -78,10 +78,12 @@ def _solve_machine(machine, k, method, options):
     func = METRIC_METHODS[method]
     sig = inspect.signature(func)
     allowed = tuple(p.name for p in sig.parameters.values()
-                    if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("ids", "coords"))
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("ids", "coords", "axes"))
     _check_options(method, allowed, options)
-    D, ids, coords, k = machine_problem(machine, k)
-    return func(D, k, ids=ids, coords=coords, **options)
+    inst = machine_problem(machine, k)
+    if "axes" in sig.parameters:
+        options = {**options, "axes": inst.axes}
+    return func(inst.D, inst.k, ids=inst.ids, coords=inst.coords, **options)
 
 
 def solve(points, k, *, method="mm", **options):

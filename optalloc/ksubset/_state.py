@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._common import make_result
+from ._common import make_result, weights_of_sets
+from ._median import swap_descent
 
 if TYPE_CHECKING:
     from ._session import ExactSession
@@ -40,6 +41,19 @@ class ExactProblem:
     def done_gap(self, lb: float, ub: float) -> bool:
         """Whether ``lb`` and ``ub`` are within the requested relative gap."""
         return ub > 0 and (ub - lb) / ub <= self.rel_gap
+
+    def distances(self) -> np.ndarray:
+        """The (n, n) distance matrix of the candidates (L1 on the points)."""
+        pts = self.pts
+        return np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+
+    def weight(self, indices: np.ndarray) -> float:
+        """W of the candidates ``indices``."""
+        return float(weights_of_sets(self.pts, np.asarray(indices)[None])[0])
+
+    def descend(self, indices: np.ndarray) -> np.ndarray:
+        """A local optimum of swap descent from ``indices`` (sorted)."""
+        return swap_descent(self.pts, indices)[0]
 
     def result(self, indices, termination: str, message: str, extra: dict, bound: float | None = None):
         return make_result(self.pts, indices, method="exact", start=self.start, bound=bound, termination=termination,

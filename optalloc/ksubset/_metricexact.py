@@ -1,0 +1,190 @@
+"""Exact k-subset over a distance matrix: the cut loop of :func:`.exact` in any metric.
+
+The solve on a torus or a network runs the same phases as the L1 solver
+after its L1-only ones (screening by k3/line, the box and profile
+searches):
+
+1. an incumbent: Gen-Alg's best set and swap descent from the best few
+   Gen-Alg centres (swaps scored from the distance matrix);
+2. cheap bounds that hold in the metric at hand (:func:`star_bound` in any
+   metric; :func:`axis_ring_bound` on a mesh or torus, where the distance
+   is a sum over axes);
+3. the cut loop on the pairwise LP with triangle and linking rows, its
+   Lagrangian bound, reduced-cost fixing and rounding, then
+   branch-and-bound on the same LP with x binary (:mod:`._cutloop`,
+   shared with the L1 solver).
+
+Nothing L1-specific is used: the LP is the linearisation of W over the
+given distances, the triangle rows ``y_ij + y_il - y_jl <= x_i`` hold for
+every 0/1 point whatever the distances, and the Lagrangian bound holds for
+any multipliers.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._subset import metric_subset_result
+from .._validate import validate_positive
+from ._line import line
+from ._median import gen_alg_guarantee
+from ._state import Bracket, ExactOptions, ExactProblem
+
+__all__ = ["MetricProblem", "axis_ring_bound", "metric_descent", "star_bound"]
+
+#: Gen-Alg centres that seed swap descent.
+_STARTS = 6
+#: The cut loop's LP by the dual simplex up to this n k, by IPM above.
+_SIMPLEX_UP_TO = 1024
+
+
+def metric_descent(D: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Best-improvement swap descent in the metric D from the rows ``rows``.
+
+    ``s[v]`` is the sum of distances from v to the chosen set; swapping
+    chosen u for unchosen v changes W by ``s[v] - s[u] - D[u, v]``.
+    Returns the chosen rows, sorted.
+
+    >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
+    >>> metric_descent(D, np.array([0, 2])).tolist()  # opposite corners of a 4-ring: W 2 -> 1
+    [1, 2]
+    """
+    n = len(D)
+    inside = np.zeros(n, dtype=bool)
+    inside[rows] = True
+    s = D[:, inside].sum(axis=1)
+    tol = 1e-9 * max(1.0, float(s.max(initial=0.0)))
+    while True:
+        cin, cout = np.flatnonzero(inside), np.flatnonzero(~inside)
+        if len(cout) == 0 or len(cin) == 0:
+            break
+        delta = s[cout][None, :] - s[cin][:, None] - D[np.ix_(cin, cout)]
+        flat = int(np.argmin(delta))
+        if delta.flat[flat] >= -tol:
+            break
+        u, v = cin[flat // len(cout)], cout[flat % len(cout)]
+        inside[u], inside[v] = False, True
+        s += D[:, v] - D[:, u]
+    return np.flatnonzero(inside)
+
+
+def star_bound(D: np.ndarray, k: int) -> float:
+    """A lower bound on W in any metric (no triangle inequality needed).
+
+    Each chosen node i sees its k - 1 partners at a total distance of at
+    least ``s_i``, the sum of its k - 1 smallest distances to other
+    candidates, and W counts every pair twice over the chosen nodes, so
+    ``W >= (sum of the k smallest s_i) / 2``.  Holds for any symmetric,
+    non-negative D (tori, networks, several processors per node).
+
+    >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
+    >>> star_bound(D, 3)  # the optimum is 4
+    3.0
+    """
+    n = len(D)
+    if k < 2:
+        return 0.0
+    off = D + np.diag(np.full(n, np.inf))
+    s = np.partition(off, k - 2, axis=1)[:, : k - 1].sum(axis=1)
+    return float(np.partition(s, k - 1)[:k].sum() / 2.0)
+
+
+def axis_ring_bound(coords: np.ndarray, k: int, shape, torus) -> float:
+    """A lower bound on W on a mesh or torus: the sum over axes of the 1D optimum.
+
+    On a mesh or torus the distance is a sum over axes of the line (or
+    ring, on a wrapped axis) distance of the coordinates, so W is too, and
+    each axis term is at least the optimum of the 1D problem on that
+    axis's coordinates of the candidates (with repeats), which
+    :func:`~optalloc.ksubset.line` solves exactly.  Holds only for that
+    metric (not for networks or several processors per node).
+
+    >>> cells = np.array([(x, y) for y in range(2) for x in range(8)])
+    >>> axis_ring_bound(cells, 8, (8, 2), (True, False))  # the optimum, a 4x2 block, has W 56
+    40.0
+    """
+    total = 0.0
+    for a, (side, wrap) in enumerate(zip(shape, torus, strict=True)):
+        pos = np.asarray(coords[:, a], dtype=float)
+        total += line(pos, k, ring_length=float(side) if wrap and side > 2 else None).objective
+    return total
+
+
+@dataclass(frozen=True, eq=False)
+class MetricProblem(ExactProblem):
+    """An exact solve over the distance matrix ``D`` of the candidates,
+    whose node ids are ``ids`` (``pts`` holds their coordinates, or an
+    (n, 0) array on a network)."""
+
+    D: np.ndarray = None
+    ids: np.ndarray = None
+    grid: bool = False
+
+    def distances(self) -> np.ndarray:
+        return self.D
+
+    def weight(self, indices: np.ndarray) -> float:
+        idx = np.asarray(indices)
+        return float(self.D[np.ix_(idx, idx)].sum() / 2.0)
+
+    def descend(self, indices: np.ndarray) -> np.ndarray:
+        return metric_descent(self.D, indices)
+
+    def result(self, indices, termination: str, message: str, extra: dict, bound: float | None = None):
+        return metric_subset_result(self.D, indices, ids=self.ids, coords=self.pts if self.grid else None,
+                                    method="exact", start=self.start, bound=bound, termination=termination,
+                                    message=message, extra=extra, exact=True)
+
+
+def _incumbent(D: np.ndarray, k: int) -> tuple[np.ndarray, float, float]:
+    """Swap descent from the best Gen-Alg centres: (rows, W, Gen-Alg's W)."""
+    n = len(D)
+    near = np.argsort(D, axis=1, kind="stable")[:, :k]
+    iu, ju = np.triu_indices(k, 1)
+    ws = np.concatenate([D[near[lo : lo + 512][:, iu], near[lo : lo + 512][:, ju]].sum(axis=1)
+                         for lo in range(0, n, 512)])
+    g_w = float(ws.min())
+    best, best_w = None, np.inf
+    for c in np.argsort(ws, kind="stable")[:_STARTS]:
+        rows = metric_descent(D, np.sort(near[c]))
+        w = float(D[np.ix_(rows, rows)].sum() / 2.0)
+        if w < best_w - 1e-9:
+            best, best_w = rows, w
+    return best, best_w, g_w
+
+
+def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, time_limit=None, rel_gap=0.0,
+                       max_rounds=200, verbose=False):
+    """The exact optimum over the distance matrix D (see the module notes).
+
+    ``axes`` is ``(shape, torus)`` when D is the mesh/torus distance of
+    ``coords`` (it enables :func:`axis_ring_bound`); None otherwise.
+    """
+    from ._cutloop import _cut_loop
+
+    start = time.perf_counter()
+    time_limit = validate_positive(time_limit, "time_limit")
+    n = len(D)
+    integral = bool(np.all(D == np.round(D)))
+    pts = np.asarray(coords, dtype=float) if coords is not None else np.zeros((n, 0))
+    problem = MetricProblem(pts, k, start, None if time_limit is None else start + time_limit, float(rel_gap),
+                            integral, D=D, ids=ids, grid=coords is not None)
+    if k == n:
+        return problem.result(np.arange(n), "optimal", "k = n: every node", {"phase": "screen"}, bound=None)
+    rows, ub, g_w = _incumbent(D, k)
+    if k <= 2:  # Gen-Alg is exact for k <= 2
+        return problem.result(rows, "optimal", "k <= 2: Gen-Alg is exact", {"phase": "screen"})
+    bounds = {"star": star_bound(D, k), "gen-alg": g_w / gen_alg_guarantee(k)}
+    if axes is not None:
+        bounds["axes"] = axis_ring_bound(pts, k, *axes)
+    lb = max(bounds.values())
+    extra = {"bounds": {name: round(v, 6) for name, v in bounds.items()}}
+    if problem.closed(lb, ub):
+        extra["phase"] = "bounds"
+        return problem.result(rows, "optimal", "proven optimal by the cheap bounds", extra, bound=ub)
+    # the interior point method pays from smaller LPs on than in L1 (docs/benchmarks.md)
+    options = ExactOptions(None, "simplex" if n * k <= _SIMPLEX_UP_TO else "ipm", max_rounds, None, False, verbose)
+    return _cut_loop(problem, options, Bracket(lb, ub, rows, "bounds"), extra, None)
