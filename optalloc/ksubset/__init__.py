@@ -25,6 +25,13 @@ name          algorithm                                     guarantee
                                                             exact
 ============  ============================================  ==================
 
+On a :class:`~optalloc.machine.Machine` (``solve(machine, k, ...)``) the
+free nodes are chosen in the machine's own metric: a mesh runs the point
+methods; a torus ``brute``, ``gen-alg`` (2 - 2/k in any metric), ``mm`` and
+``mm-inc`` (2 - 2/k with wrap), ``mc1x1`` (d (2 - 2/k)) and ``exact`` (the
+same cut loop over the distance matrix, with the bounds that hold there);
+a network ``brute``, ``gen-alg`` and ``exact``.
+
 ``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
 bounds; ``gap`` certifies how far a given allocation is from optimal;
 ``profile_search`` is the exact search over column and row profiles that

@@ -60,6 +60,7 @@ def _start_lp(problem: ExactProblem, options: ExactOptions, extra: dict, race: P
     n = len(pts)
     dist = problem.distances()
     lp = _PairLP(dist, k, options.lp_solver)
+    problem.prepare(lp)
     if race is not None:
         race.watch(lp)
     if options.session is not None:

@@ -122,6 +122,14 @@ class MetricProblem(ExactProblem):
     D: np.ndarray = None
     ids: np.ndarray = None
     grid: bool = False
+    anchor: int | None = None
+
+    def prepare(self, lp) -> None:
+        """Fix x of the ``anchor`` row at 1: on a machine whose free set every
+        translation maps onto itself (an idle torus), some optimal set holds
+        any given node."""
+        if self.anchor is not None:
+            lp.h.changeColsBounds(1, np.array([self.anchor], dtype=np.int32), np.ones(1), np.ones(1))
 
     def distances(self) -> np.ndarray:
         return self.D
@@ -170,8 +178,10 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     n = len(D)
     integral = bool(np.all(D == np.round(D)))
     pts = np.asarray(coords, dtype=float) if coords is not None else np.zeros((n, 0))
+    # an idle torus (every axis wraps, every node free) is vertex-transitive
+    idle_torus = axes is not None and all(axes[1]) and n == int(np.prod(axes[0]))
     problem = MetricProblem(pts, k, start, None if time_limit is None else start + time_limit, float(rel_gap),
-                            integral, D=D, ids=ids, grid=coords is not None)
+                            integral, D=D, ids=ids, grid=coords is not None, anchor=0 if idle_torus else None)
     if k == n:
         return problem.result(np.arange(n), "optimal", "k = n: every node", {"phase": "screen"}, bound=None)
     rows, ub, g_w = _incumbent(D, k)

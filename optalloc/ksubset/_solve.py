@@ -9,6 +9,7 @@ from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
 from ._metric import METRIC_METHODS, machine_problem
+from ._torusheur import TORUS_METHODS
 from ._ptas import ptas
 from ._small import brute, k3
 
@@ -72,13 +73,18 @@ def _solve_machine(machine, k, method, options):
             options = {**options, "shape": machine.shape}
         r = func(machine.free_points(), k, **options)
         return r.replace(indices=machine.free_ids()[r.indices].astype(r.indices.dtype))
-    if method not in METRIC_METHODS:
-        names = ", ".join(sorted(METRIC_METHODS))
-        raise ValueError(f"method {method!r} needs a mesh; on a {machine.describe()} use one of: {names}")
-    func = METRIC_METHODS[method]
+    methods = {**METRIC_METHODS, **(TORUS_METHODS if machine.kind == "torus" else {})}
+    if method not in methods:
+        names = ", ".join(sorted(methods))
+        raise ValueError(f"method {method!r} needs a mesh{'' if machine.is_grid else ' or torus'}; on a "
+                         f"{machine.describe()} use one of: {names}")
+    func = methods[method]
     sig = inspect.signature(func)
     allowed = tuple(p.name for p in sig.parameters.values()
                     if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("ids", "coords", "axes"))
+    if method in TORUS_METHODS and options:
+        raise ValueError(f"method {method!r} takes no options on a torus (tie-breaking and requested shapes "
+                         f"are defined on a mesh only), got {', '.join(sorted(options))}")
     _check_options(method, allowed, options)
     inst = machine_problem(machine, k)
     if "axes" in sig.parameters:

@@ -55,6 +55,9 @@ class ExactProblem:
         """A local optimum of swap descent from ``indices`` (sorted)."""
         return swap_descent(self.pts, indices)[0]
 
+    def prepare(self, lp) -> None:
+        """Restrict the pairwise LP ``lp`` before the first round (nothing here)."""
+
     def result(self, indices, termination: str, message: str, extra: dict, bound: float | None = None):
         return make_result(self.pts, indices, method="exact", start=self.start, bound=bound, termination=termination,
                            message=message, extra=extra, exact=True)

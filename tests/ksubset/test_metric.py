@@ -152,9 +152,10 @@ def test_bad_inputs_are_one_line_value_errors():
     net = Machine.from_graph(nx.cycle_graph(6))
     mesh = Machine((3, 3))
     cases = [
-        (lambda: solve(torus, 3, method="mc1x1"),
-         "method 'mc1x1' needs a mesh; on a 8x8 torus use one of: brute, exact, gen-alg"),
-        (lambda: solve(net, 3, method="mm"), "method 'mm' needs a mesh; on a network of 6 nodes"),
+        (lambda: solve(torus, 3, method="ptas"),
+         "method 'ptas' needs a mesh; on a 8x8 torus use one of: brute, exact, gen-alg, mc1x1, mm, mm-inc"),
+        (lambda: solve(net, 3, method="mm"),
+         "method 'mm' needs a mesh or torus; on a network of 6 nodes use one of: brute, exact, gen-alg"),
         (lambda: solve(Machine((4, 4), torus=(True, False)), 2, method="ptas"), "needs a mesh"),
         (lambda: solve(torus, 0, method="exact"), "`k` must be between 1 and the number of free nodes (64)"),
         (lambda: solve(net, 7, method="gen-alg"), "`k` must be between 1"),
