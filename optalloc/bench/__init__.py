@@ -22,6 +22,9 @@ Suites (:data:`SUITES`), one module each:
     (:func:`run_sim_bench`);
 ``curves``
     orderings against reference values and the curves (:func:`run_curves`);
+``topologies``
+    the exact solver on a torus against the mesh with the same free nodes
+    and against the pairwise MIP (:func:`run_topologies`);
 ``startup``
     the wall time of ``optalloc --help`` and ``import optalloc`` in a fresh
     interpreter against ``python -c pass``, and the check that they load
@@ -44,6 +47,7 @@ from ._heuristics import run
 from ._qap import QAPBenchRow, format_qap_table, qaplib_dir, run_qap
 from ._sim import NASA_TRACE, nasa_trace_path, run_sim_bench
 from ._startup import HEAVY, StartupRow, format_startup_table, run_startup
+from ._topologies import run_topologies
 
 __all__ = [
     "BOX_CASES",
@@ -75,13 +79,14 @@ __all__ = [
     "run_qap",
     "run_sim_bench",
     "run_startup",
+    "run_topologies",
 ]
 
 #: The suites, in the order ``run_bench("all")`` runs them.
-SUITES = ("heuristics", "exact", "qap", "sim", "curves", "startup")
+SUITES = ("heuristics", "exact", "qap", "sim", "curves", "topologies", "startup")
 
 #: default time limit (seconds) per solve of the suites that take one
-DEFAULT_LIMITS = {"exact": 60.0, "qap": 2.0, "curves": 30.0}
+DEFAULT_LIMITS = {"exact": 60.0, "qap": 2.0, "curves": 30.0, "topologies": 60.0}
 
 
 @dataclass
@@ -110,8 +115,9 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
         startup: runs of each command and of the baseline, the medians
         kept (at most 3 with ``quick``).
     limit : float, optional
-        Seconds per exact solve (default 60), per QAP run (2) or per
-        ordering search (30); not for the heuristics and startup suites.
+        Seconds per exact solve (default 60; also in the topologies suite),
+        per QAP run (2) or per ordering search (30); not for the
+        heuristics and startup suites.
     progress : callable, optional
         Called with a short text before each case.
 
@@ -142,6 +148,9 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
             rows, text, ok = run_qap(quick=quick, limit=lim, progress=progress), format_qap_table, True
         elif name == "sim":
             rows, text = run_sim_bench(quick=quick, progress=progress), format_table
+            ok = all(r.agree for r in rows)
+        elif name == "topologies":
+            rows, text = run_topologies(quick=quick, limit=lim, progress=progress), format_table
             ok = all(r.agree for r in rows)
         elif name == "startup":
             rows, text = run_startup(quick=quick, repeat=repeat, progress=progress), format_startup_table

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, add_quiet, print_json, progress_for
 
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
-SUITES = ("heuristics", "exact", "qap", "sim", "curves", "startup")
+SUITES = ("heuristics", "exact", "qap", "sim", "curves", "topologies", "startup")
 
 
 def cmd_bench(args) -> int:
