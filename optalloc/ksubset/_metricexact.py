@@ -22,6 +22,7 @@ any multipliers.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -37,6 +38,8 @@ __all__ = ["MetricProblem", "axis_ring_bound", "metric_descent", "star_bound"]
 
 #: Gen-Alg centres that seed swap descent.
 _STARTS = 6
+#: Instances of at most this many subsets are enumerated.
+_ENUMERATE_UP_TO = 20000
 #: The cut loop's LP by the dual simplex up to this n k, by IPM above.
 _SIMPLEX_UP_TO = 1024
 
@@ -187,6 +190,13 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     rows, ub, g_w = _incumbent(D, k)
     if k <= 2:  # Gen-Alg is exact for k <= 2
         return problem.result(rows, "optimal", "k <= 2: Gen-Alg is exact", {"phase": "screen"})
+    if math.comb(n, k) <= _ENUMERATE_UP_TO:
+        from ._small import enumerate_subsets
+
+        iu, ju = np.triu_indices(k, 1)
+        best, *_ = enumerate_subsets(n, k, lambda sets: D[sets[:, iu], sets[:, ju]].sum(axis=1), chunk=4096,
+                                     limit=_ENUMERATE_UP_TO, time_limit=None, start=start)
+        return problem.result(best, "optimal", "small instance: enumeration", {"phase": "screen"})
     bounds = {"star": star_bound(D, k), "gen-alg": g_w / gen_alg_guarantee(k)}
     if axes is not None:
         bounds["axes"] = axis_ring_bound(pts, k, *axes)
