@@ -94,3 +94,11 @@ def test_options_and_networks_are_refused_in_one_line():
 def test_a_block_is_optimal_on_an_idle_torus():
     m = parse_machine("6x6 torus")
     assert solve(m, 9, method="exact").objective == 72
+
+
+def test_topologies_bench_quick_agrees():
+    from optalloc.bench import run_bench
+
+    (table,) = run_bench("topologies", quick=True)
+    assert table.ok and len(table.rows) == 2
+    assert all(r.case.startswith("exact, torus (optimal)") for r in table.rows)
