@@ -89,6 +89,7 @@ from ._metrics import (
     allocation_metrics,
     summarise,
 )
+from ._plot_lines import plot_sweep_lines
 from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine, plot_sweep
 from ._rows import DecisionRow
 from ._runtime import RuntimeModel, TimePerDistance, parse_runtime_model
@@ -179,6 +180,7 @@ __all__ = [
     "plot_improvement_by_size",
     "plot_machine",
     "plot_sweep",
+    "plot_sweep_lines",
     "read_certification",
     "read_jobs",
     "read_sweep",
