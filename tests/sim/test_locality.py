@@ -42,7 +42,10 @@ def test_components_against_networkx(case):
     G.add_nodes_from(nodes)
     inside = set(nodes)
     G.add_edges_from((int(u), int(v)) for u, v in m.links() if u in inside and v in inside)
-    assert components(m, nodes) == nx.number_connected_components(G)
+    expected = nx.number_connected_components(G)
+    assert components(m, nodes) == expected
+    met = allocation_metrics(m, nodes)
+    assert job_locality(locality_context(m), nodes, bbox=met["bbox"], ring_span=None)["components"] == expected
 
 
 def _wrap_extent(c, n, wrap):
