@@ -276,7 +276,8 @@ def add_run_options(p, *, machine_default):
     p.add_argument("--machine", default=machine_default, required=machine_default is None, metavar="SPEC",
                    help="an empty mesh or torus: 16x16, 8x8x4, '8x8 torus', torus:8x8, or a machine map "
                    "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
-    p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, help="default easy")
+    p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, metavar="NAME",
+                   help=f"{', '.join(SCHEDULER_NAMES)} (default easy)")
     p.add_argument("--scale", type=int, default=1, metavar="N",
                    help="divide every job's processors by N, rounding up (Bender et al. ran NASA with 4)")
     p.add_argument("--oversize", default="skip", choices=("skip", "clip", "error"),
