@@ -157,8 +157,7 @@ class Cplant(_FairShareScheduler):
 
     def _hogs(self, waiting, now):
         """Accounts whose usage exceeds the mean usage of the active accounts."""
-        accounts = {user_key(j) for j in waiting} | {k for k in self.fair_share._state
-                                                     if self.fair_share.running(k) > 0}
+        accounts = {user_key(j) for j in waiting} | set(self.fair_share.running_accounts())
         usage = {k: self.fair_share.usage(k, now) for k in accounts}
         mean = sum(usage.values()) / len(usage) if usage else 0.0
         return {k for k, u in usage.items() if u > mean}

@@ -113,6 +113,10 @@ class FairShare:
         st = self._state.get(key)
         return 0 if st is None else st[2]
 
+    def running_accounts(self) -> list:
+        """Accounts with processors running now."""
+        return [k for k, st in self._state.items() if st[2] > 0]
+
     def priority_order(self, jobs, now) -> list:
         """``jobs`` in fairness-priority order: less usage, earlier submit, given order."""
         cache = {}

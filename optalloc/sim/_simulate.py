@@ -19,7 +19,7 @@ from .._result import Result
 from ..machine import Machine, parse_machine
 from ._allocators import Allocation, Allocator, parse_allocator
 from ._events import ARRIVAL, DISPATCH, FINISH, EventQueue
-from ._fairness import FairStart, check_users
+from ._fairness import DEFAULT_HALF_LIFE, FairStart, check_users
 from ._locality import JOB_FIELDS, job_locality, locality_context
 from ._metrics import (
     SLOWDOWN_THRESHOLD,
@@ -316,7 +316,7 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
         check_users(jobs, f"scheduler {sched.name!r}")
     if fair_start:
         check_users(jobs, "fair_start=True")
-    fair = FairStart(getattr(sched, "half_life", None) or None) if fair_start else None
+    fair = FairStart(getattr(sched, "half_life", DEFAULT_HALF_LIFE)) if fair_start else None
     limit = sched.runtime_limit
     if limit is not None:
         jobs = cap_runtime(jobs, limit)
@@ -367,7 +367,7 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
             rec = JobRecord(
                 job_id=j.job_id, submit=j.submit, start=start, end=now, wait=start - j.submit, flow=flow,
                 slowdown=max(1.0, flow / max(run, SLOWDOWN_THRESHOLD)), run=run, estimate=j.estimate,
-                procs=j.procs, killed=run < j.runtime, W=metrics["W"],
+                procs=j.procs, killed=metrics["killed"], W=metrics["W"],
                 avg_l1=metrics["avg_l1"], bbox=metrics["bbox"], bbox_volume=metrics["bbox_volume"],
                 span=metrics["span"], ring_span=metrics["ring_span"], n_tied=n_tied,
                 nodes=tuple(nodes.tolist()), **{f: metrics[f] for f in JOB_FIELDS}, user=j.user,
@@ -422,8 +422,9 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                                          machine.shape, machine.torus))
                 decisions += 1
                 metrics = allocation_metrics(machine, nodes, ranks)
-                run = j.runtime if model is None else model.run_time(machine, j, nodes, metrics["avg_l1"])
-                run = min(run, j.estimate) if kill else (run if limit is None else min(run, limit))
+                full = j.runtime if model is None else model.run_time(machine, j, nodes, metrics["avg_l1"])
+                run = min(full, j.estimate) if kill else (full if limit is None else min(full, limit))
+                metrics["killed"] = run < full
                 metrics.update(job_locality(local, nodes, bbox=metrics["bbox"], ring_span=metrics["ring_span"]))
                 sched.job_started(j, now)
                 if fair is not None:

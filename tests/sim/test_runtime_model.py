@@ -3,7 +3,7 @@
 import pytest
 
 from optalloc.machine import Machine
-from optalloc.sim import Job, TimePerDistance, parse_runtime_model, read_swf, simulate
+from optalloc.sim import Allocator, Job, TimePerDistance, parse_runtime_model, read_swf, simulate
 
 
 def test_formula_on_a_line():
@@ -47,3 +47,22 @@ def test_model_changes_the_schedule_and_is_seeded():
 def test_bad_models(spec, msg):
     with pytest.raises(ValueError, match=msg):
         parse_runtime_model(spec)
+
+
+
+class Ends(Allocator):
+    """The two ends of the line."""
+
+    def select(self, machine, k):
+        return [0, machine.size - 1][:k]
+
+
+def test_a_stretched_job_is_cut_at_its_estimate():
+    # two processors at the ends of an 8-node line: distance 7 against the
+    # baseline's 1, run 40 * (1 + 7) / (1 + 1) = 160 s, cut at the estimate 100
+    m = TimePerDistance(1.0, 1.0)
+    r = simulate([Job(1, 0, 40, 2, 100)], Machine((8,)), allocator=Ends(), runtime_model=m).records[0]
+    assert r.avg_l1 == 7 and r.run == 100 and r.killed
+    free = simulate([Job(1, 0, 40, 2, 100)], Machine((8,)), allocator=Ends(), runtime_model=m,
+                    kill_at_estimate=False).records[0]
+    assert free.run == pytest.approx(160) and not free.killed
