@@ -32,7 +32,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from optalloc.sim import Job, load_sweep, plot_sweep_lines, read_sweep, run_sweep, simulate  # noqa: E402
+from optalloc.sim import Job, load_sweep, plot_sweep_lines, read_sweep, run_sweep, simulate
 
 TOML = os.path.join(ROOT, "docs", "examples", "leung-nasa.toml")
 FIG1 = os.path.join(ROOT, "docs", "figures", "leung-fig1.png")

@@ -165,8 +165,8 @@ def cmd_simulate(args) -> int:
     if s.mean_stretch_span is not None:
         rows.append(("mean stretch-span", fmt(s.mean_stretch_span)))
     if s.fair_start_missed_share is not None:
-        rows.append(("fair start missed", f"{100 * s.fair_start_missed_share:.1f}% of jobs, "
-                                          f"{fmt(s.fair_start_mean_miss)} s late on average"))
+        late = f"{100 * s.fair_start_missed_share:.1f}% of jobs, {fmt(s.fair_start_mean_miss)} s late on average"
+        rows.append(("fair start missed", late))
     if s.tie_decisions is not None:
         rows.append(("ties", f"{s.tie_decisions} decisions ({100 * s.tie_share:.1f}%), "
                              f"{fmt(s.mean_tied)} tied per tie"))

@@ -184,7 +184,7 @@ def components(machine, nodes, *, adjacent=None) -> int:
         if np.array_equal(new, label):
             break
         label = new[new]  # pointer jumping halves the remaining sweeps
-    return int(len(np.unique(label)))
+    return len(np.unique(label))
 
 
 def job_locality(ctx: LocalityContext, nodes, *, bbox, ring_span) -> dict:

@@ -139,7 +139,7 @@ def parse_runtime_model(spec, *, seed=0):
     if spec is None or isinstance(spec, RuntimeModel):
         return spec
     if not isinstance(spec, str):
-        raise ValueError(f"`runtime_model` must be {_USAGE}, got {spec!r}")
+        raise ValueError(f"`runtime_model` must be {_USAGE}, got {spec!r}")  # noqa: TRY004
     text = spec.strip().lower()
     if text in ("", "none", "constant"):
         return None

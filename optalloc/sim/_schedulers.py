@@ -245,6 +245,7 @@ def make_scheduler(scheduler) -> Scheduler:
                      f"got {scheduler!r}")
 
 
-from ._cplant import CPLANT_SCHEDULERS  # noqa: E402 (they subclass the schedulers above)
+# last: the Cplant schedulers subclass the schedulers above
+from ._cplant import CPLANT_SCHEDULERS
 
 SCHEDULERS.update(CPLANT_SCHEDULERS)

@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 
-from ._swf import Job, Trace
+from ._swf import Job, Trace  # noqa: F401 (Job: for the examples)
 
 __all__ = ["replicate", "work_multiple"]
 
@@ -44,7 +44,7 @@ def _rebuild(trace: Trace, jobs) -> Trace:
 def check_work_multiple(factor) -> float:
     """``factor`` as a positive finite float; a one-line ValueError otherwise."""
     if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
-        raise ValueError(f"`work_multiple` must be a positive number, got {factor!r}")
+        raise ValueError(f"`work_multiple` must be a positive number, got {factor!r}")  # noqa: TRY004
     f = float(factor)
     if not (math.isfinite(f) and f > 0):
         raise ValueError(f"`work_multiple` must be a positive finite number, got {f}")

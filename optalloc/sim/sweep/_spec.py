@@ -404,8 +404,8 @@ def make_sweep(*, traces, machines, schedulers=("easy",), allocators=("mc1x1",),
     configs, seen = [], set()
     for t in trace_items:
         for m in machine_items:
-            for sched, load, a, seed in ((s_, w, a, sd) for s_, w, a in
-                                         itertools.product(sched_items, workloads, alloc_items) for sd in a.seeds):
+            combos = itertools.product(sched_items, workloads, alloc_items)
+            for sched, load, a, seed in ((s_, w, al, sd) for s_, w, al in combos for sd in al.seeds):
                 spec = {"v": KEY_VERSION, "trace": t.spec, "machine": m.spec, "scheduler": sched,
                         "allocator": a.spec, "seed": seed, "kill_at_estimate": kill_at_estimate, **load}
                 key = _key_of(spec)
