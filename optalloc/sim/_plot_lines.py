@@ -54,7 +54,7 @@ def plot_sweep_lines(rows, metric, path=None, *, x="work_multiple", ax=None, ove
     >>> db = os.path.join(tempfile.mkdtemp(), "s.sqlite")
     >>> _ = run_sweep(cfg, db, workers=1)
     >>> ax = plot_sweep_lines(read_sweep(db), "mean_bbox_cube")
-    >>> [line.get_label() for line in ax.get_lines()], list(ax.get_lines()[0].get_xdata())
+    >>> [line.get_label() for line in ax.get_lines()], ax.get_lines()[0].get_xdata().tolist()
     (['mm', 'mc1x1'], [1.0, 2.0])
     """
     if x not in X_PARAMETERS:
