@@ -403,8 +403,10 @@ _NULLABLE_INT = ("span", "ring_span", "n_tied", "bbox_half_perimeter", "bbox_cub
 
 def records_frame(records, what="to_pandas()"):
     """A DataFrame of job records: one row per job, one column per
-    :class:`JobRecord` field (``bbox`` and ``nodes`` hold tuples; ``span``,
-    ``ring_span`` and ``n_tied`` are nullable integers, ``<NA>`` for None)."""
+    :class:`JobRecord` field (``bbox`` and ``nodes`` hold tuples; the integer
+    fields that may be None (``span``, ``ring_span``, ``n_tied``, the
+    bounding-box and component counts, ``user``) are nullable integers,
+    ``<NA>`` for None)."""
     pd = _pandas(what)
     recs = list(records)
     data = {name: [getattr(r, name) for r in recs] for name in CSV_COLUMNS}

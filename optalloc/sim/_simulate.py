@@ -178,8 +178,9 @@ class SimulationResult:
         """The records as a pandas DataFrame: one row per job (trace order),
         one column per :class:`JobRecord` field.
 
-        ``bbox`` and ``nodes`` hold tuples; ``span``, ``ring_span`` and
-        ``n_tied`` are nullable integers (``<NA>`` where the record has
+        ``bbox`` and ``nodes`` hold tuples; ``span``, ``ring_span``,
+        ``n_tied``, ``bbox_half_perimeter``, ``bbox_cube``, ``components``
+        and ``user`` are nullable integers (``<NA>`` where the record has
         None).  pandas is optional: without it this raises ImportError.
         """
         return records_frame(self.records, "SimulationResult.to_pandas()")
