@@ -126,3 +126,19 @@ def test_without_an_ordering_span_metrics_are_none():
     res = simulate(read_swf("instances/small.swf").head(10), "8x4", allocator="mc1x1")
     assert res.records[0].stretch_span is None and res.summary.max_ring_span is None
     assert res.summary.mean_bbox_cube is not None
+
+
+@pytest.mark.xfail(raises=ValueError, strict=False,
+                   reason="the simulator places jobs on meshes and tori only; networks of processors come with "
+                          "network simulation")
+def test_simulation_allocates_per_processor_on_a_machine_of_switches():
+    from optalloc.sim import Job
+
+    # 2x2 torus of switches, two processors each: a job of two processors
+    # fits in one switch (distance 0, one component), one of three needs two
+    # neighbouring switches (one component)
+    m = processors_per_node(Machine((2, 2), torus=True), 2)
+    res = simulate([Job(1, 0, 10, 2), Job(2, 0, 10, 3)], m, allocator="gen-alg")
+    a, b = res.records
+    assert a.W == 0 and a.components == 1 and len(a.nodes) == 2
+    assert b.components == 1 and len(set(a.nodes) | set(b.nodes)) == 5
