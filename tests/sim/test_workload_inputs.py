@@ -22,6 +22,7 @@ CLI = [
     ("simulate {small} --machine '8x8 torus * -4'", "must not be negative, got -4"),
     ("simulate {small} --machine 8x4 --runtime-model fast", "time-per-distance:A"),
     ("simulate {small} --machine 8x4 --scheduler cplant-nope", "--scheduler: invalid choice"),
+    ("simulate {small} --machine 2x2 --oversize error --work-multiple 2", "needs 16 processors, more than max_procs=4"),
 ]
 
 
