@@ -64,3 +64,23 @@ def test_csv_and_json_lines_carry_the_new_fields(tmp_path):
         assert float(row["fair_start"]) == r.fair_start == line["fair_start"]
         assert float(row["stretch_span"]) == r.stretch_span
     assert lines[-1]["summary"]["mean_components"] == res.summary.mean_components
+
+
+def test_a_store_written_before_the_new_fields_gets_their_columns(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "old.sqlite"
+    first = make_sweep(traces=[{"path": SMALL, "limit": 5}], machines=["8x4"], allocators=["mm"], job_records=True)
+    run_sweep(first, db, workers=1, progress=False)
+    with sqlite3.connect(db) as conn:  # the layout of a store from before the new fields
+        for table, column in (("jobs", "fair_start"), ("jobs", "components"), ("summaries", "mean_components")):
+            conn.execute(f'ALTER TABLE {table} DROP COLUMN "{column}"')
+    second = make_sweep(traces=[{"path": SMALL, "limit": 5}], machines=["8x4"], allocators=["mc1x1"],
+                        job_records=True, fair_start=True)
+    run_sweep(second, db, workers=1, progress=False)
+    row = read_sweep(db, second)[0]
+    assert row["status"] == "done" and row["summary"]["mean_components"] >= 1
+    jobs = read_jobs(db, row["key"])
+    assert all(j["components"] >= 1 and j["fair_start"] is not None for j in jobs)
+    old = read_jobs(db, read_sweep(db, first)[0]["key"])
+    assert all(j["components"] is None for j in old)  # rows stored before keep NULL
