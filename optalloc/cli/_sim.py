@@ -23,11 +23,15 @@ from optalloc.sim import (
     format_sweep,
     load_sweep,
     parse_allocator,
+    parse_runtime_model,
     plot_gap_histogram,
+    plot_sweep_lines,
     read_sweep,
     read_swf,
+    replicate,
     run_sweep,
     simulate,
+    work_multiple,
 )
 
 from ._common import (
@@ -116,14 +120,22 @@ def seeded(spec: str, seed: int) -> str:
 # ---------------------------------------------------------------- simulate
 
 
+def transformed(trace, args):
+    """The trace after ``--work-multiple`` and ``--replication`` (seeded by ``--seed``)."""
+    trace = work_multiple(trace, args.work_multiple)
+    return replicate(trace, args.replication, seed=args.seed)
+
+
 def cmd_simulate(args) -> int:
     machine = empty_machine(args)
     ext = check_out(args.out, args.force, exts=(".csv",) if args.format == "batsim" else OUT_EXTS)
     allocator = parse_allocator(seeded(args.allocator, args.seed))  # bad names raise ValueError: exit 2
-    trace = load_trace(args.trace, machine, args)
+    model = parse_runtime_model(args.runtime_model, seed=args.seed)
+    trace = transformed(load_trace(args.trace, machine, args), args)
     with progress_for(args, "simulate") as progress:
         res = simulate(trace, machine, scheduler=args.scheduler, allocator=allocator,
-                       kill_at_estimate=not args.full_runtime, progress=progress)
+                       kill_at_estimate=not args.full_runtime, progress=progress, fair_start=args.fair_start,
+                       runtime_model=model)
     if args.format == "batsim" and ext is not None:
         res.to_batsim_csv(args.out, overwrite=args.force, workload_name=workload_name(args.trace))
     elif ext == ".csv":
@@ -147,7 +159,14 @@ def cmd_simulate(args) -> int:
         ("mean slowdown", fmt(s.mean_slowdown)),
         ("mean W", fmt(s.mean_W)),
         ("mean avg L1", fmt(s.mean_avg_l1)),
+        ("mean bbox cube", fmt(s.mean_bbox_cube)),
+        ("mean components", fmt(s.mean_components)),
     ]
+    if s.mean_stretch_span is not None:
+        rows.append(("mean stretch-span", fmt(s.mean_stretch_span)))
+    if s.fair_start_missed_share is not None:
+        late = f"{100 * s.fair_start_missed_share:.1f}% of jobs, {fmt(s.fair_start_mean_miss)} s late on average"
+        rows.append(("fair start missed", late))
     if s.tie_decisions is not None:
         rows.append(("ties", f"{s.tie_decisions} decisions ({100 * s.tie_share:.1f}%), "
                              f"{fmt(s.mean_tied)} tied per tie"))
@@ -220,6 +239,7 @@ def cmd_certify(args) -> int:
 def cmd_sweep(args) -> int:
     config = load_sweep(args.config)
     db = args.db if args.db is not None else str(Path(args.config).with_suffix(".sqlite"))
+    check_out(args.plot, args.force, option="--plot", exts=(".png", ".svg", ".pdf"))
     if args.dry_run:
         rows = read_sweep(db, config) if os.path.isfile(db) else [
             {"index": c.index, "key": c.key, "trace": c.trace, "machine": c.machine, "scheduler": c.scheduler,
@@ -232,6 +252,8 @@ def cmd_sweep(args) -> int:
         except ImportError as exc:
             raise UsageError(str(exc)) from None
         rows = read_sweep(db, config)
+    if args.plot:
+        plot_sweep_lines(rows, args.metric, args.plot, x=args.x, overwrite=args.force)
     if args.json:
         print(json.dumps({"sweep": config.name, "db": db, "report": report.to_dict() if report else None,
                           "configurations": [{k: v for k, v in r.items() if k != "spec"} for r in rows]}))
@@ -242,6 +264,8 @@ def cmd_sweep(args) -> int:
                   f"{report.failed} failed ({report.runtime:.1f} s); results in {db}")
             for key, err in report.failures:
                 print(f"failed {key}: {err}")
+        if args.plot:
+            print(f"plot written to {args.plot}")
     return EXIT_NO_SOLUTION if report is not None and report.failed else EXIT_OK
 
 
@@ -252,7 +276,8 @@ def add_run_options(p, *, machine_default):
     p.add_argument("--machine", default=machine_default, required=machine_default is None, metavar="SPEC",
                    help="an empty mesh or torus: 16x16, 8x8x4, '8x8 torus', torus:8x8, or a machine map "
                    "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
-    p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, help="default easy")
+    p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, metavar="NAME",
+                   help=f"{', '.join(SCHEDULER_NAMES)} (default easy)")
     p.add_argument("--scale", type=int, default=1, metavar="N",
                    help="divide every job's processors by N, rounding up (Bender et al. ran NASA with 4)")
     p.add_argument("--oversize", default="skip", choices=("skip", "clip", "error"),
@@ -269,6 +294,21 @@ def add_run_options(p, *, machine_default):
     p.add_argument("--seed", type=int, default=0, help="seed of 'random' allocators given without one (default 0)")
 
 
+def add_workload_options(p):
+    """Workload transforms, fair-start times and the runtime model (``simulate``)."""
+    p.add_argument("--work-multiple", type=float, default=1.0, metavar="X",
+                   help="multiply every run time (and requested time) by X, submit times unchanged "
+                   "(Leung et al. 2002; default 1)")
+    p.add_argument("--replication", type=int, default=1, metavar="N",
+                   help="N copies of every job, the copies' arrivals delayed at random (seeded by --seed; "
+                   "default 1)")
+    p.add_argument("--fair-start", action="store_true",
+                   help="compute each job's fair-start time and the share of jobs that miss it (needs user ids)")
+    p.add_argument("--runtime-model", default="none", metavar="MODEL",
+                   help="none (default: run times as in the trace) or time-per-distance:A[,B[,C]] (run times "
+                   "stretched by the allocation's average distance, as SST's timeperdistance)")
+
+
 def register(sub) -> None:
     """Add ``simulate``, ``certify`` and ``sweep`` to the ``optalloc`` subparsers ``sub``."""
     p = sub.add_parser("simulate", help="replay a job trace on a machine with a scheduler and an allocator",
@@ -279,6 +319,7 @@ def register(sub) -> None:
                    help="mc1x1, mc1x1:tie=default, mm, gen-alg, mm-inc, 1d:hilbert:best-fit, random, ... "
                    "(default mc1x1)")
     add_run_options(p, machine_default=None)
+    add_workload_options(p)
     p.add_argument("--format", default="jobs", choices=("jobs", "batsim"),
                    help="what --out holds: jobs (default; every per-job record, .csv or .jsonl) or batsim "
                    "(.csv in the job layout of Batsim's _jobs.csv, which evalys reads)")
@@ -319,4 +360,11 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="JSON output")
     add_quiet(p, progress_help=PROGRESS_HELP)
     p.add_argument("--dry-run", action="store_true", help="list the configurations and their status; run nothing")
+    p.add_argument("--plot", metavar="FILE", help="then draw --metric against --x, one line per allocator "
+                   "(.png, .svg or .pdf; Leung et al. 2002, Fig. 1)")
+    p.add_argument("--metric", default="mean_bbox_cube_ratio", metavar="NAME",
+                   help="summary field for --plot (default mean_bbox_cube_ratio)")
+    p.add_argument("--x", default="work_multiple", choices=("work_multiple", "replication"),
+                   help="x axis of --plot (default work_multiple)")
+    p.add_argument("--force", action="store_true", help="overwrite the --plot file")
     p.set_defaults(func=cmd_sweep)

@@ -36,6 +36,19 @@ def _positive(name: str, value) -> int:
     return v
 
 
+def _count(value) -> int:
+    """A processor count of one node: a non-negative integer."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        v = operator.index(value)
+    except TypeError:
+        raise ValueError(f"`counts` must hold non-negative integers, got {value!r}") from None
+    if v < 0:
+        raise ValueError(f"`counts` must hold non-negative integers (processors per node), got {v}")
+    return v
+
+
 def _compute_machine(G, hosts) -> Machine:
     """The machine of the compute nodes ``hosts`` of G: hop distances
     through every vertex of G (switches included)."""
@@ -222,7 +235,9 @@ def processors_per_node(machine: Machine, counts) -> Machine:
     machine : Machine
         The nodes (any mesh, torus or network).
     counts : int or sequence of int
-        Processors per node: one count for every node, or one per node id.
+        Processors per node: one positive count for every node, or one
+        count per node id; a node with 0 processors holds none but still
+        routes (the distances between the others go through it).
 
     Returns
     -------
@@ -235,7 +250,8 @@ def processors_per_node(machine: Machine, counts) -> Machine:
     Raises
     ------
     ValueError
-        A count that is not a positive integer, or not one count per node.
+        A count that is not a positive integer (a list: not a non-negative
+        integer, or all zero), or not one count per node.
 
     Examples
     --------
@@ -250,14 +266,18 @@ def processors_per_node(machine: Machine, counts) -> Machine:
         c = _positive("counts", counts)
         per = [c] * machine.n
     else:
-        per = [_positive("counts", c) for c in counts]
+        per = [_count(c) for c in counts]
         if len(per) != machine.n:
             raise ValueError(f"`counts` must give one count per node ({machine.n}), got {len(per)}")
+        if not any(per):
+            raise ValueError("`counts` must give some node at least one processor, got all zero")
     node_labels = (machine.labels if machine.labels is not None
                    else [tuple(int(c) for c in row) for row in machine.coords])
     owner = np.repeat(np.arange(machine.n), per)
     if len(owner) > DENSE_MAX:
         raise ValueError(f"{len(owner)} processors; a network machine holds at most {DENSE_MAX}")
     labels = [(node_labels[i], k) for i, c in enumerate(per) for k in range(c)]
+    if len(owner) == 1:  # one processor: a machine of one node
+        return Machine.from_distances(labels, [[0.0]])
     D = machine.distances()[np.ix_(owner, owner)]
     return Machine.from_distances(labels, D)

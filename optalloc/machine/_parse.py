@@ -15,7 +15,11 @@ _SHAPE = re.compile(r"^\s*(\d+(?:\s*x\s*\d+)*)\s*(mesh|torus|t|m|torus\([tm]+\))
 # "torus:8x8", "mesh:4x4x2"
 _PREFIX = re.compile(r"^\s*(mesh|torus)\s*:\s*(\d+(?:\s*x\s*\d+)*)\s*$", re.IGNORECASE)
 
+# "8x8 torus * 4", "8x8t*4 rows 0-3", "4x4 * 2 rows 0,2": processors per node
+_PER_NODE = re.compile(r"^\s*(.+?)\s*\*\s*([+-]?\d+)\s*(?:rows?\s+(\S.*?))?\s*$", re.IGNORECASE)
+
 _USAGE = ("a shape such as '16x8', '8x8x8 torus', '8x8t', 'torus:4x4', 'mesh:8x8', "
+          "'8x8 torus * 4 rows 0-3' (processors per node), "
           "a machine map file or a network file (.graphml, .json, edge list)")
 
 
@@ -27,7 +31,11 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     spec : str, os.PathLike or Machine
         A shape: ``"16x8"`` or ``"16x8 mesh"``, ``"8x8x8 torus"``,
         ``"8x8t"``, ``"torus:4x4"``, ``"mesh:8x8"``, ``"8x8 torus(tm)"``
-        (wrap per axis: t wraps, m does not); or the path of a machine map
+        (wrap per axis: t wraps, m does not); a shape with processors per
+        node: ``"8x8 torus * 4"`` (4 on every node), ``"8x8 torus * 4 rows
+        0-3"`` (4 on each node of rows y = 0..3, none on the others, which
+        still route; rows as ``0-3`` or ``0,2,4,6``), a network of one node
+        per processor (:func:`processors_per_node`); or the path of a machine map
         (``.`` free, any other character busy: the busy nodes come busy), or
         of a network (``.graphml``, node-link ``.json``, or an edge list of
         ``u v [length]`` lines). A Machine is returned as it is.
@@ -59,10 +67,41 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     m = _SHAPE.match(text)
     if m:
         return Machine(_sides(m.group(1)), torus=_wrap(m.group(2), len(_sides(m.group(1)))))
+    m = _PER_NODE.match(text)
+    if m and not Path(text).is_file():
+        return _per_node(m.group(1), int(m.group(2)), m.group(3), text)
     path = Path(text)
     if path.is_file():
         return _read_file(path, weight)
     raise ValueError(f"`machine` must be {_USAGE}; got {text!r}")
+
+
+def _per_node(base_text: str, count: int, rows: str | None, text: str) -> Machine:
+    """``SHAPE * COUNT [rows LIST]``: a grid whose nodes hold COUNT processors each."""
+    from ._generators import processors_per_node
+
+    if count < 0:
+        raise ValueError(f"`machine` {text!r}: the processor count per node must not be negative, got {count}")
+    if count == 0:
+        raise ValueError(f"`machine` {text!r}: the processor count per node must be at least 1")
+    if _SHAPE.match(base_text) is None and _PREFIX.match(base_text) is None:
+        raise ValueError(f"`machine` {text!r}: processors per node need a mesh or torus shape before '*', "
+                         f"got {base_text!r}")
+    base = parse_machine(base_text)
+    if rows is None:
+        return processors_per_node(base, count)
+    if base.ndim < 2:
+        raise ValueError(f"`machine` {text!r}: rows need a machine of two or more axes")
+    chosen = set()
+    for piece in rows.replace(" ", "").split(","):
+        lo, _, hi = piece.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ValueError(f"`machine` {text!r}: rows must be like 0-3 or 0,2,4, got {rows.strip()!r}")
+        chosen.update(range(int(lo), int(hi or lo) + 1))
+    if not chosen or max(chosen) >= base.shape[1]:
+        raise ValueError(f"`machine` {text!r}: rows must lie in 0..{base.shape[1] - 1}, got {rows.strip()!r}")
+    counts = [count if int(y) in chosen else 0 for y in base.coords[:, 1]]
+    return processors_per_node(base, counts)
 
 
 def _sides(text: str) -> tuple[int, ...]:

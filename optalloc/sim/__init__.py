@@ -10,7 +10,16 @@ utilisation).
 
 Schedulers: ``FCFS``; ``EASY`` (aggressive backfilling: only the queue head
 holds a reservation, no job delays it); ``Conservative`` (every waiting
-job holds one).
+job holds one); the Cplant queue of Leung et al. (``CplantQueue``) and the
+Cplant schedulers of SAND2003-3702 ch. 7 (``Cplant``: fair share,
+no-guarantee backfilling, a starvation queue; its variants).
+
+Workloads: ``work_multiple`` and ``replicate`` (Leung et al. 2002, sec.
+3).  Locality (``job_locality``, ``locality_summary``: span, stretch-span,
+bounding box, half perimeter, bounding cube, connected components) and
+fairness (``FairShare``, ``FairStart``: fair-start times) go into the
+records and summaries; ``TimePerDistance`` is a runtime model in which the
+allocation changes run times.
 
 Allocators: ``KSubsetAllocator`` (any :func:`optalloc.ksubset.solve`
 method: MC1x1 with or without tie-breaking, MM (7/4 in 2D), Gen-Alg, MM+Inc,
@@ -51,7 +60,28 @@ from ._allocators import (
 from ._certify import DEFAULT_ALLOCATORS, certify
 from ._certify_read import CertificationFile, read_certification
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
+from ._cplant import (
+    Cplant,
+    CplantCap72,
+    CplantConservative,
+    CplantDynamic,
+    CplantNoHog,
+    CplantQueue,
+    CplantStarve72,
+    CplantTweaks,
+)
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
+from ._fairness import DEFAULT_HALF_LIFE, FairShare, FairStart, fair_start_summary, fair_start_time
+from ._locality import (
+    LOCALITY_METRICS,
+    LocalityContext,
+    bounding_cube,
+    components,
+    job_locality,
+    locality_context,
+    locality_summary,
+    min_bounding_cube,
+)
 from ._metrics import (
     SLOWDOWN_THRESHOLD,
     JobRecord,
@@ -59,11 +89,14 @@ from ._metrics import (
     allocation_metrics,
     summarise,
 )
+from ._plot_lines import plot_sweep_lines
 from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine, plot_sweep
 from ._rows import DecisionRow
+from ._runtime import RuntimeModel, TimePerDistance, parse_runtime_model
 from ._schedulers import EASY, FCFS, SCHEDULERS, Conservative, Scheduler, make_scheduler
 from ._simulate import Decision, SimulationResult, simulate
 from ._swf import Job, Trace, TraceReport, read_swf, write_swf
+from ._transforms import copy_stride, replicate, work_multiple
 from .sweep import (
     Configuration,
     SweepConfig,
@@ -79,10 +112,12 @@ from .sweep import (
 __all__ = [
     "ARRIVAL",
     "DEFAULT_ALLOCATORS",
+    "DEFAULT_HALF_LIFE",
     "DISPATCH",
     "EASY",
     "FCFS",
     "FINISH",
+    "LOCALITY_METRICS",
     "SCHEDULERS",
     "SLOWDOWN_THRESHOLD",
     "Allocation",
@@ -92,42 +127,68 @@ __all__ = [
     "CertificationFile",
     "Configuration",
     "Conservative",
+    "Cplant",
+    "CplantCap72",
+    "CplantConservative",
+    "CplantDynamic",
+    "CplantNoHog",
+    "CplantQueue",
+    "CplantStarve72",
+    "CplantTweaks",
     "Decision",
     "DecisionRow",
     "Event",
     "EventQueue",
+    "FairShare",
+    "FairStart",
     "Job",
     "JobRecord",
     "KSubsetAllocator",
+    "LocalityContext",
     "Machine",
     "OneDAllocator",
     "RandomAllocator",
+    "RuntimeModel",
     "Scheduler",
     "SimulationResult",
     "SizeSummary",
     "Summary",
     "SweepConfig",
     "SweepReport",
+    "TimePerDistance",
     "Trace",
     "TraceReport",
     "allocation_metrics",
+    "bounding_cube",
     "certify",
+    "components",
+    "copy_stride",
+    "fair_start_summary",
+    "fair_start_time",
     "format_sweep",
+    "job_locality",
     "load_sweep",
+    "locality_context",
+    "locality_summary",
     "make_scheduler",
     "make_sweep",
+    "min_bounding_cube",
     "parse_allocator",
     "parse_machine",
+    "parse_runtime_model",
     "plot_gap_histogram",
     "plot_improvement_by_size",
     "plot_machine",
     "plot_sweep",
+    "plot_sweep_lines",
     "read_certification",
     "read_jobs",
     "read_sweep",
     "read_swf",
+    "replicate",
     "run_sweep",
     "simulate",
     "summarise",
+    "work_multiple",
     "write_swf",
 ]

@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._fairness import fair_start_summary
+from ._locality import locality_summary
+
 __all__ = ["SLOWDOWN_THRESHOLD", "JobRecord", "Summary", "allocation_metrics", "summarise"]
 
 #: Run time floor (seconds) of the bounded slowdown.
@@ -141,6 +144,16 @@ class JobRecord:
         Candidates tied for the best score (MC1x1), else None.
     nodes : tuple of int
         The node ids the job ran on.
+    stretch_span, bbox_half_perimeter, bbox_cube, bbox_cube_ratio, components
+        Locality of Leung et al. (2002, sec. 3): ring span over k, sum of
+        the bounding box's extents, smallest cube holding the job, that
+        cube over the smallest possible one, connected components (see
+        :func:`optalloc.sim.job_locality`); None where undefined.
+    user : int or None
+        The job's user id (SWF field 12).
+    fair_start : float or None
+        Fair-start time (SAND2003-3702, ch. 7), when the simulation
+        computes it (``fair_start=True``).
     """
 
     job_id: int
@@ -162,6 +175,13 @@ class JobRecord:
     ring_span: int | None
     n_tied: int | None
     nodes: tuple = field(repr=False)
+    stretch_span: float | None = None
+    bbox_half_perimeter: int | None = None
+    bbox_cube: int | None = None
+    bbox_cube_ratio: float | None = None
+    components: int | None = None
+    user: int | None = None
+    fair_start: float | None = None
 
     def to_dict(self) -> dict:
         """Plain-Python view (JSON-ready)."""
@@ -210,6 +230,17 @@ class Summary:
         (Johnson, Bunde and Leung, Fig. 4).
     allocator_time : float
         Seconds spent in the allocator.
+    mean_stretch_span, mean_bbox_half_perimeter, mean_bbox_cube, mean_bbox_cube_ratio, mean_components
+        Means of the locality metrics of Leung et al. (2002, sec. 3);
+        ``max_M``, ``sum_sq_M``, ``run_weighted_M`` and ``per_proc_M``:
+        maximum, sum of squares, run-time-weighted average and average of
+        M / k, for M in ring_span, stretch_span, bbox_volume,
+        bbox_half_perimeter, bbox_cube and components (None where no job
+        has M; see :func:`optalloc.sim.locality_summary`).
+    fair_start_missed_share, fair_start_mean_miss, fair_start_max_miss
+        Share of the jobs that started after their fair-start time, and the
+        mean and largest lateness (seconds) of those jobs; None when fair
+        starts were not computed.
     """
 
     jobs: int
@@ -232,6 +263,38 @@ class Summary:
     tie_share: float | None
     mean_tied: float | None
     allocator_time: float = field(default=0.0, compare=False)
+    mean_stretch_span: float | None = None
+    mean_bbox_half_perimeter: float | None = None
+    mean_bbox_cube: float | None = None
+    mean_bbox_cube_ratio: float | None = None
+    mean_components: float | None = None
+    max_ring_span: float | None = None
+    sum_sq_ring_span: float | None = None
+    run_weighted_ring_span: float | None = None
+    per_proc_ring_span: float | None = None
+    max_stretch_span: float | None = None
+    sum_sq_stretch_span: float | None = None
+    run_weighted_stretch_span: float | None = None
+    per_proc_stretch_span: float | None = None
+    max_bbox_volume: float | None = None
+    sum_sq_bbox_volume: float | None = None
+    run_weighted_bbox_volume: float | None = None
+    per_proc_bbox_volume: float | None = None
+    max_bbox_half_perimeter: float | None = None
+    sum_sq_bbox_half_perimeter: float | None = None
+    run_weighted_bbox_half_perimeter: float | None = None
+    per_proc_bbox_half_perimeter: float | None = None
+    max_bbox_cube: float | None = None
+    sum_sq_bbox_cube: float | None = None
+    run_weighted_bbox_cube: float | None = None
+    per_proc_bbox_cube: float | None = None
+    max_components: float | None = None
+    sum_sq_components: float | None = None
+    run_weighted_components: float | None = None
+    per_proc_components: float | None = None
+    fair_start_missed_share: float | None = None
+    fair_start_mean_miss: float | None = None
+    fair_start_max_miss: float | None = None
 
     def to_dict(self) -> dict:
         """Plain-Python view (JSON-ready)."""
@@ -281,6 +344,8 @@ def summarise(records, n_nodes: int, allocator_time: float = 0.0) -> Summary:
         tie_share=tie_share,
         mean_tied=mean_tied,
         allocator_time=float(allocator_time),
+        **locality_summary(recs),
+        **fair_start_summary(recs),
     )
 
 
@@ -333,13 +398,15 @@ def _pandas(what: str):
 
 
 #: JobRecord fields that may be None: nullable integer columns in a DataFrame.
-_NULLABLE_INT = ("span", "ring_span", "n_tied")
+_NULLABLE_INT = ("span", "ring_span", "n_tied", "bbox_half_perimeter", "bbox_cube", "components", "user")
 
 
 def records_frame(records, what="to_pandas()"):
     """A DataFrame of job records: one row per job, one column per
-    :class:`JobRecord` field (``bbox`` and ``nodes`` hold tuples; ``span``,
-    ``ring_span`` and ``n_tied`` are nullable integers, ``<NA>`` for None)."""
+    :class:`JobRecord` field (``bbox`` and ``nodes`` hold tuples; the integer
+    fields that may be None (``span``, ``ring_span``, ``n_tied``, the
+    bounding-box and component counts, ``user``) are nullable integers,
+    ``<NA>`` for None)."""
     pd = _pandas(what)
     recs = list(records)
     data = {name: [getattr(r, name) for r in recs] for name in CSV_COLUMNS}

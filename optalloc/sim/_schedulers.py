@@ -32,6 +32,14 @@ class Scheduler:
 
     #: Name used in results and by :func:`make_scheduler`.
     name = "scheduler"
+    #: Seconds after which the simulator kills every job (None: no limit).
+    runtime_limit = None
+
+    def job_started(self, job, now):
+        """Told by the simulator that ``job`` started at ``now`` (default: nothing)."""
+
+    def job_ended(self, job, now):
+        """Told by the simulator that ``job`` ended at ``now`` (default: nothing)."""
 
     def select(self, now, waiting, free, running):
         """Jobs to start now, in start order.
@@ -164,6 +172,12 @@ class Conservative(Scheduler):
     def __init__(self):
         self._promised = {}  # id(job) -> reserved start
 
+    def queue_order(self, now, waiting):
+        """Positions of ``waiting`` in the order reservations are made:
+        by the reservation promised before (new jobs last), then arrival."""
+        del now
+        return sorted(range(len(waiting)), key=lambda i: (self._promised.get(id(waiting[i]), math.inf), i))
+
     def select(self, now, waiting, free, running):
         # profile: times[i] -> free processors on [times[i], times[i+1])
         times, avail = [now], [free]
@@ -177,7 +191,7 @@ class Conservative(Scheduler):
         position = {id(j): i for i, j in enumerate(waiting)}
         picks = []
         promised = {}
-        queue = sorted(range(len(waiting)), key=lambda i: (self._promised.get(id(waiting[i]), math.inf), i))
+        queue = self.queue_order(now, waiting)
         for job in (waiting[i] for i in queue):
             p, dur = job.procs, job.estimate
             s = 0
@@ -210,12 +224,13 @@ class Conservative(Scheduler):
         return sorted(picks, key=lambda j: position[id(j)])
 
 
-#: Scheduler name -> class.
+#: Scheduler name -> class (the Cplant schedulers are added at the end of this module).
 SCHEDULERS = {"fcfs": FCFS, "easy": EASY, "conservative": Conservative}
 
 
 def make_scheduler(scheduler) -> Scheduler:
-    """A scheduler from a name (``"fcfs"``, ``"easy"``, ``"conservative"``) or an instance.
+    """A scheduler from a name (``"fcfs"``, ``"easy"``, ``"conservative"``,
+    ``"cplant"`` and its variants, see :data:`SCHEDULERS`) or an instance.
 
     Examples
     --------
@@ -228,3 +243,9 @@ def make_scheduler(scheduler) -> Scheduler:
         return SCHEDULERS[scheduler.lower()]()
     raise ValueError(f"`scheduler` must be one of {', '.join(map(repr, SCHEDULERS))} or a Scheduler, "
                      f"got {scheduler!r}")
+
+
+# last: the Cplant schedulers subclass the schedulers above
+from ._cplant import CPLANT_SCHEDULERS
+
+SCHEDULERS.update(CPLANT_SCHEDULERS)

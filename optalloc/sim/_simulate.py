@@ -19,6 +19,8 @@ from .._result import Result
 from ..machine import Machine, parse_machine
 from ._allocators import Allocation, Allocator, parse_allocator
 from ._events import ARRIVAL, DISPATCH, FINISH, EventQueue
+from ._fairness import DEFAULT_HALF_LIFE, FairStart, check_users
+from ._locality import JOB_FIELDS, job_locality, locality_context
 from ._metrics import (
     SLOWDOWN_THRESHOLD,
     JobRecord,
@@ -30,8 +32,10 @@ from ._metrics import (
     write_csv,
     write_jsonl,
 )
+from ._runtime import parse_runtime_model
 from ._schedulers import make_scheduler
 from ._swf import Job, Trace, TraceReport
+from ._transforms import cap_runtime
 
 __all__ = ["Decision", "SimulationResult", "simulate"]
 
@@ -174,8 +178,9 @@ class SimulationResult:
         """The records as a pandas DataFrame: one row per job (trace order),
         one column per :class:`JobRecord` field.
 
-        ``bbox`` and ``nodes`` hold tuples; ``span``, ``ring_span`` and
-        ``n_tied`` are nullable integers (``<NA>`` where the record has
+        ``bbox`` and ``nodes`` hold tuples; ``span``, ``ring_span``,
+        ``n_tied``, ``bbox_half_perimeter``, ``bbox_cube``, ``components``
+        and ``user`` are nullable integers (``<NA>`` where the record has
         None).  pandas is optional: without it this raises ImportError.
         """
         return records_frame(self.records, "SimulationResult.to_pandas()")
@@ -204,7 +209,8 @@ def _ranks_of(ordering, machine):
 
 
 def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_estimate=True,
-             ordering=None, on_decision=None, record=None, progress=False, rng=None) -> SimulationResult:
+             ordering=None, on_decision=None, record=None, progress=False, rng=None, fair_start=False,
+             runtime_model=None) -> SimulationResult:
     """Simulate a trace on a machine with a scheduler and an allocator.
 
     Parameters
@@ -240,6 +246,14 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
         ``(done, total)`` as each job ends.  Default: silent.
     rng : None, int or numpy.random.Generator
         Seed for ``allocator="random"``.
+    fair_start : bool
+        Compute every job's fair-start time (SAND2003-3702, ch. 7; see
+        :class:`FairStart`) into the records and the summary's
+        ``fair_start_*`` fields.  Needs user ids in the trace.
+    runtime_model : None, str or RuntimeModel
+        None (default): run times as in the trace.  A model (or its text,
+        ``"time-per-distance:A,B,C"``, see :class:`TimePerDistance`)
+        stretches each job's run time by the distance of its allocation.
 
     Returns
     -------
@@ -271,11 +285,11 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
     progress, scope = library_progress(progress, label="simulate", unit="jobs")
     with scope:
         return _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, on_decision, record,
-                         progress, rng)
+                         progress, rng, fair_start, runtime_model)
 
 
 def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, on_decision, record, progress,
-              rng) -> SimulationResult:
+              rng, fair_start=False, runtime_model=None) -> SimulationResult:
     """:func:`simulate` with ``progress`` None, a callable or a Progress."""
     wall0 = _time.perf_counter()
     if isinstance(trace, Trace):
@@ -299,6 +313,18 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
     if len({id(j) for j in jobs}) != len(jobs):  # one object per job, so identities tell them apart
         jobs = tuple(replace(j) for j in jobs)
     sched = make_scheduler(scheduler)
+    if getattr(sched, "fair_share", None) is not None:
+        check_users(jobs, f"scheduler {sched.name!r}")
+    if fair_start:
+        check_users(jobs, "fair_start=True")
+    fair = FairStart(getattr(sched, "half_life", DEFAULT_HALF_LIFE)) if fair_start else None
+    limit = sched.runtime_limit
+    if limit is not None:
+        jobs = cap_runtime(jobs, limit)
+    model = parse_runtime_model(runtime_model)
+    if model is not None:
+        model.reset()
+    local = locality_context(machine)
     alloc = parse_allocator(allocator, rng=rng)
     if ordering is None:
         ordering = alloc.ordering(machine)
@@ -335,14 +361,18 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
             machine.release(nodes, owner=pos)
             del running[pos]
             j = jobs[pos]
+            sched.job_ended(j, now)
+            if fair is not None:
+                fair.ended(j, now)
             flow = now - j.submit
             rec = JobRecord(
                 job_id=j.job_id, submit=j.submit, start=start, end=now, wait=start - j.submit, flow=flow,
                 slowdown=max(1.0, flow / max(run, SLOWDOWN_THRESHOLD)), run=run, estimate=j.estimate,
-                procs=j.procs, killed=kill and j.runtime > j.estimate, W=metrics["W"],
+                procs=j.procs, killed=metrics["killed"], W=metrics["W"],
                 avg_l1=metrics["avg_l1"], bbox=metrics["bbox"], bbox_volume=metrics["bbox_volume"],
                 span=metrics["span"], ring_span=metrics["ring_span"], n_tied=n_tied,
-                nodes=tuple(nodes.tolist()))
+                nodes=tuple(nodes.tolist()), **{f: metrics[f] for f in JOB_FIELDS}, user=j.user,
+                fair_start=None if fair is None else fair.times[id(j)])
             records[pos] = rec
             done += 1
             if record is not None:
@@ -351,6 +381,10 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                 progress(done, total)
         elif kind == ARRIVAL:
             waiting.append(jobs[pos])
+            if fair is not None:
+                after = math.nextafter(now, math.inf)
+                fair.arrived(jobs[pos], now, waiting, machine.n_free,
+                             [(e if e > now else after, p) for e, p in running.values()])
         else:  # DISPATCH
             if not waiting:
                 continue
@@ -388,8 +422,14 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                     on_decision(Decision(decisions, now, j, k, free_ids, free_points, nodes, result, name,
                                          machine.shape, machine.torus))
                 decisions += 1
-                run = min(j.runtime, j.estimate) if kill else j.runtime
                 metrics = allocation_metrics(machine, nodes, ranks)
+                full = j.runtime if model is None else model.run_time(machine, j, nodes, metrics["avg_l1"])
+                run = min(full, j.estimate) if kill else (full if limit is None else min(full, limit))
+                metrics["killed"] = run < full
+                metrics.update(job_locality(local, nodes, bbox=metrics["bbox"], ring_span=metrics["ring_span"]))
+                sched.job_started(j, now)
+                if fair is not None:
+                    fair.started(j, now)
                 n_tied = None
                 if result is not None and "n_tied" in result.extra:
                     n_tied = int(result.extra["n_tied"])

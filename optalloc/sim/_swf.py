@@ -60,6 +60,9 @@ class Job:
     fields : tuple of float
         The 18 SWF fields of the source line (``()`` for a hand-built job);
         :func:`write_swf` keeps the fields the simulator does not use.
+    user : int or None
+        User id (SWF field 12), for fair-share scheduling; None when
+        unknown.  Default: field 12 of ``fields`` when it is known.
 
     Examples
     --------
@@ -73,9 +76,16 @@ class Job:
     procs: int
     estimate: float | None = None
     fields: tuple = field(default=(), repr=False, compare=False)
+    user: int | None = field(default=None, repr=False)
 
     def __post_init__(self):
         set_ = object.__setattr__
+        if self.user is None and len(self.fields) == _N_FIELDS and self.fields[11] >= 0:
+            set_(self, "user", int(self.fields[11]))
+        if self.user is not None:
+            set_(self, "user", operator.index(self.user))
+            if self.user < 0:
+                raise ValueError(f"job {self.job_id}: `user` must be a non-negative id or None, got {self.user}")
         set_(self, "job_id", operator.index(self.job_id))
         set_(self, "procs", operator.index(self.procs))
         set_(self, "submit", float(self.submit))
@@ -546,6 +556,7 @@ def write_swf(trace: Trace, path, *, overwrite=False) -> None:
     for j in trace.jobs:
         f = list(j.fields) if len(j.fields) == _N_FIELDS else [-1.0] * _N_FIELDS
         f[0], f[1], f[3], f[4], f[7], f[8] = j.job_id, j.submit, j.runtime, j.procs, j.procs, j.estimate
+        f[11] = -1 if j.user is None else j.user
         lines.append(" ".join(_fmt(v) for v in f))
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")

@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from ..._table import text_table
+from ._workload import workload_label
 
 __all__ = ["SweepReport", "format_sweep"]
 
@@ -81,4 +82,9 @@ def format_sweep(rows) -> str:
         body.append([str(r["index"]), r["trace"], r["machine"], r["scheduler"], r["allocator"], _cell(r["seed"]),
                       r["status"], _cell(s.get("mean_wait"), 6), _cell(s.get("utilisation")),
                       _cell(s.get("mean_avg_l1")), _cell(s.get("tie_share"))])
+    loads = [workload_label(r.get("spec") or {}) for r in rows]
+    if any(loads):  # a sweep with workload axes: say which workload each row ran
+        head.insert(4, "workload")
+        for line, load in zip(body, loads):
+            line.insert(4, load or "-")
     return text_table(head, body, rule=False)

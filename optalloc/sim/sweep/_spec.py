@@ -28,6 +28,7 @@ from .._allocators import (
 from .._schedulers import SCHEDULERS
 from .._swf import Trace, read_swf
 from ._worker import _Payload
+from ._workload import workload_grid
 
 __all__ = ["Configuration", "SweepConfig", "make_sweep"]
 
@@ -80,8 +81,9 @@ class SweepConfig:
     name : str
         The sweep's name.
     configurations : tuple of Configuration
-        In grid order: trace, then machine, scheduler, allocator, seed
-        (the last varies fastest); duplicates (same key) dropped.
+        In grid order: trace, then machine, scheduler, workload (work
+        multiple, replication, runtime model), allocator, seed (the last
+        varies fastest); duplicates (same key) dropped.
     job_records : bool
         Store one row per job as well as the summary.
     source : str
@@ -320,7 +322,8 @@ def _check_allocators(allocators, grid, seed_list, machine_items) -> list[_Alloc
 
 def make_sweep(*, traces, machines, schedulers=("easy",), allocators=("mc1x1",), grid=None, seeds=(0,),
                kill_at_estimate=True, job_records=False, name="sweep", base_dir=None,
-               source="") -> SweepConfig:
+               source="", work_multiple=1.0, replication=1, replication_seed=0, runtime_model="none",
+               fair_start=False) -> SweepConfig:
     """Build and check a sweep from Python values.
 
     Parameters
@@ -346,6 +349,14 @@ def make_sweep(*, traces, machines, schedulers=("easy",), allocators=("mc1x1",),
         As in :func:`simulate`.
     job_records : bool
         Store per-job rows too.
+    work_multiple, replication, runtime_model : value or list of values
+        The workload options of ``optalloc simulate`` (:func:`work_multiple`,
+        :func:`replicate`, :func:`parse_runtime_model`); a list is an axis
+        of the grid (after the scheduler, before the allocator).
+    replication_seed : int
+        Seed of the copies' arrival delays.
+    fair_start : bool
+        Compute fair-start times (:func:`simulate` with ``fair_start``).
     name : str
         The sweep's name.
     base_dir : path, optional
@@ -387,19 +398,20 @@ def make_sweep(*, traces, machines, schedulers=("easy",), allocators=("mc1x1",),
     machine_items = _check_machines(machines)
     sched_items = _check_schedulers(schedulers)
     alloc_items = _check_allocators(allocators, grid, seed_list, machine_items)
+    workloads = workload_grid(work_multiple=work_multiple, replication=replication,
+                              replication_seed=replication_seed, runtime_model=runtime_model, fair_start=fair_start)
 
     configs, seen = [], set()
     for t in trace_items:
         for m in machine_items:
-            for sched in sched_items:
-                for a in alloc_items:
-                    for seed in a.seeds:
-                        spec = {"v": KEY_VERSION, "trace": t.spec, "machine": m.spec, "scheduler": sched,
-                                "allocator": a.spec, "seed": seed, "kill_at_estimate": kill_at_estimate}
-                        key = _key_of(spec)
-                        if key in seen:
-                            continue
-                        seen.add(key)
-                        configs.append(Configuration(key, len(configs), t.label, m.text, sched, a.text, seed, spec))
+            combos = itertools.product(sched_items, workloads, alloc_items)
+            for sched, load, a, seed in ((s_, w, al, sd) for s_, w, al in combos for sd in al.seeds):
+                spec = {"v": KEY_VERSION, "trace": t.spec, "machine": m.spec, "scheduler": sched,
+                        "allocator": a.spec, "seed": seed, "kill_at_estimate": kill_at_estimate, **load}
+                key = _key_of(spec)
+                if key in seen:
+                    continue
+                seen.add(key)
+                configs.append(Configuration(key, len(configs), t.label, m.text, sched, a.text, seed, spec))
     payloads = {t.spec["sha256"]: t.payload for t in trace_items}
     return SweepConfig(name.strip(), tuple(configs), job_records, source, payloads)

@@ -99,6 +99,10 @@ def _init_schema(conn):
         for f in dataclasses.fields(Summary):  # a newer Summary field: add its column, old rows get NULL
             if f.name not in have:
                 conn.execute(f"ALTER TABLE summaries ADD COLUMN {_q(f.name)} {_sql_type(f)}")
+        have = {r[1] for r in conn.execute("PRAGMA table_info(jobs)")}
+        for f in dataclasses.fields(JobRecord):  # the same for the per-job rows
+            if f.name not in have:
+                conn.execute(f"ALTER TABLE jobs ADD COLUMN {_q(f.name)} {_sql_type(f)}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -6,11 +6,12 @@ import tomllib
 from pathlib import Path
 
 from ._spec import SweepConfig, _check_keys, _fail, make_sweep
+from ._workload import WORKLOAD_KEYS
 
 __all__ = ["load_sweep"]
 
 _SWEEP_KEYS = ("name", "traces", "machines", "schedulers", "allocators", "seeds", "kill_at_estimate",
-               "job_records")
+               "job_records", *WORKLOAD_KEYS)
 
 
 def load_sweep(path) -> SweepConfig:
@@ -44,6 +45,11 @@ def load_sweep(path) -> SweepConfig:
         seeds = [0]              # random allocators only
         kill_at_estimate = true
         job_records = false      # per-job rows
+        work_multiple = [1.0, 1.5]   # optional workload axes, as in simulate
+        replication = [1]
+        replication_seed = 0
+        runtime_model = ["none"]
+        fair_start = false
 
         [grid]                   # or [[grid]] tables, one per base
         allocator = "mc1x1"

@@ -22,6 +22,7 @@ from typing import NamedTuple
 from ...machine import Machine
 from .._simulate import simulate
 from .._swf import _parse_swf, decode_swf
+from ._workload import apply_workload, simulate_options
 
 
 class _Payload(NamedTuple):
@@ -129,9 +130,9 @@ def _run_config(task, payload):
     spec = task["spec"]
     try:
         machine = Machine(tuple(spec["machine"]["shape"]), torus=tuple(spec["machine"]["torus"]))
-        trace = _load_trace(spec, payload, machine.size)
+        trace = apply_workload(_load_trace(spec, payload, machine.size), spec)
         res = simulate(trace, machine, scheduler=spec["scheduler"], allocator=task["allocator"],
-                       kill_at_estimate=spec["kill_at_estimate"], rng=spec["seed"])
+                       kill_at_estimate=spec["kill_at_estimate"], rng=spec["seed"], **simulate_options(spec))
     except Exception as exc:  # noqa: BLE001 - reported and stored as a failure
         msg = " ".join(str(exc).split()) or "(no message)"
         return {"key": task["key"], "error": f"{type(exc).__name__}: {msg}",
