@@ -48,7 +48,8 @@ def register(sub) -> None:
                    "pairwise MIP: up to 2 x 9 x --limit seconds), qap (GRASP and tabu over 10 seeds on "
                    "QAPLIB and mapping instances against scipy: about 15 minutes), sim (the NASA trace: "
                    "simulation and certification, a few minutes), curves (reference values and order_graph "
-                   "against the curves: about 2 minutes), startup (the wall time of optalloc --help in a fresh "
+                   "against the curves: about 2 minutes), topologies (exact on a half-free torus against the "
+                   "mesh and the pairwise MIP: up to 3 x 9 x --limit seconds), startup (the wall time of optalloc --help in a fresh "
                    "interpreter against python -c pass: seconds) or all")
     p.add_argument("--limit", type=float, metavar="S",
                    help="time limit per exact solve (default 60), per QAP run (default 2) or per order_graph "
