@@ -15,7 +15,11 @@ _SHAPE = re.compile(r"^\s*(\d+(?:\s*x\s*\d+)*)\s*(mesh|torus|t|m|torus\([tm]+\))
 # "torus:8x8", "mesh:4x4x2"
 _PREFIX = re.compile(r"^\s*(mesh|torus)\s*:\s*(\d+(?:\s*x\s*\d+)*)\s*$", re.IGNORECASE)
 
+# "dragonfly", "dragonfly:9,4,2", "dragonfly:9,4,2,2,relative"; "fat-tree:4"
+_NETWORK = re.compile(r"^\s*(dragonfly|fat[-_ ]?tree)\s*(?::\s*([\w\s,]*))?$", re.IGNORECASE)
+
 _USAGE = ("a shape such as '16x8', '8x8x8 torus', '8x8t', 'torus:4x4', 'mesh:8x8', "
+          "'dragonfly', 'dragonfly:GROUPS,ROUTERS,NODES[,GLOBAL_LINKS[,ARRANGEMENT]]', 'fat-tree:K', "
           "a machine map file or a network file (.graphml, .json, edge list)")
 
 
@@ -27,7 +31,11 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     spec : str, os.PathLike or Machine
         A shape: ``"16x8"`` or ``"16x8 mesh"``, ``"8x8x8 torus"``,
         ``"8x8t"``, ``"torus:4x4"``, ``"mesh:8x8"``, ``"8x8 torus(tm)"``
-        (wrap per axis: t wraps, m does not); or the path of a machine map
+        (wrap per axis: t wraps, m does not); a network generator:
+        ``"dragonfly"`` (the 72-node default of
+        :func:`~optalloc.machine.dragonfly`),
+        ``"dragonfly:GROUPS,ROUTERS,NODES[,GLOBAL_LINKS[,ARRANGEMENT]]"``,
+        ``"fat-tree:K"`` (:func:`~optalloc.machine.fat_tree`); or the path of a machine map
         (``.`` free, any other character busy: the busy nodes come busy), or
         of a network (``.graphml``, node-link ``.json``, or an edge list of
         ``u v [length]`` lines). A Machine is returned as it is.
@@ -59,10 +67,33 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     m = _SHAPE.match(text)
     if m:
         return Machine(_sides(m.group(1)), torus=_wrap(m.group(2), len(_sides(m.group(1)))))
+    m = _NETWORK.match(text)
+    if m:
+        return _network(m.group(1), m.group(2), text)
     path = Path(text)
     if path.is_file():
         return _read_file(path, weight)
     raise ValueError(f"`machine` must be {_USAGE}; got {text!r}")
+
+
+def _network(kind: str, args: str | None, text: str) -> Machine:
+    """``dragonfly[:G,A,P[,H[,ARRANGEMENT]]]`` or ``fat-tree:K``."""
+    from ._generators import dragonfly, fat_tree
+
+    values = [v.strip() for v in (args or "").split(",") if v.strip()]
+    dfly = kind.lower() == "dragonfly"
+    try:
+        if len(values) > 5 if dfly else len(values) != 1:
+            raise ValueError("more than five values" if dfly else "give K")
+        numbers = values[:4] if dfly else values
+        if not all(v.isdigit() for v in numbers):
+            raise ValueError(f"sizes must be positive integers, got {', '.join(numbers)}")
+        if dfly:
+            return dragonfly(*map(int, numbers), *values[4:])
+        return fat_tree(int(values[0]))
+    except ValueError as exc:
+        raise ValueError(f"`machine` {text!r}: {exc} (dragonfly[:GROUPS,ROUTERS,NODES[,GLOBAL_LINKS[,"
+                         f"ARRANGEMENT]]] or fat-tree:K)") from None
 
 
 def _sides(text: str) -> tuple[int, ...]:

@@ -2,7 +2,7 @@
 
 Jobs of a Standard Workload Format trace arrive over time; a *scheduler*
 decides when each starts, counting processors only, and an *allocator*
-decides which nodes of a mesh or torus it gets (Johnson, Bunde and Leung,
+decides which nodes of a mesh, torus or network it gets (Johnson, Bunde and Leung,
 sec. I; Leung et al. 2002, sec. 3).  Run times are held constant; the
 simulation measures the locality of every allocation (W, average pairwise
 hops, bounding box, span) and the schedule (wait, flow, slowdown,
@@ -15,7 +15,14 @@ job holds one).
 Allocators: ``KSubsetAllocator`` (any :func:`optalloc.ksubset.solve`
 method: MC1x1 with or without tie-breaking, MM (7/4 in 2D), Gen-Alg, MM+Inc,
 exact), ``OneDAllocator`` (1D strategies over a curve ordering),
-``RandomAllocator``; ``parse_allocator`` reads them from text.
+``RandomAllocator``; ``parse_allocator`` reads them from text.  On networks
+(``Machine.from_graph``, dragonflies, fat trees): Gen-Alg, exact and brute
+force in the machine's metric, ``NetworkOneDAllocator`` (1D strategies over
+an ``order_graph`` ordering, ``"1d:graph-qap:best-fit"``), and on a
+dragonfly the nine allocators of SST's scheduler (``DragonflyAllocator``,
+``"dfly:simple-spread"``, ...; ``DRAGONFLY_ALLOCATORS``).
+``fitting_allocators`` lists the allocators that run on a machine and
+``check_allocator`` refuses one that does not, naming them.
 
 ``simulate`` runs the event loop and calls ``on_decision`` with every
 allocation decision (free set, k, choice, solver result), the hook for
@@ -49,6 +56,8 @@ from ._allocators import (
     parse_allocator,
 )
 from ._certify import DEFAULT_ALLOCATORS, certify
+from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, DragonflyLayout, dragonfly_layout
+from ._netalloc import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator, check_allocator, fitting_allocators
 from ._certify_read import CertificationFile, read_certification
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
@@ -80,9 +89,12 @@ __all__ = [
     "ARRIVAL",
     "DEFAULT_ALLOCATORS",
     "DISPATCH",
+    "DRAGONFLY_ALLOCATORS",
     "EASY",
     "FCFS",
     "FINISH",
+    "GRAPH_ORDERS",
+    "NETWORK_METHODS",
     "SCHEDULERS",
     "SLOWDOWN_THRESHOLD",
     "Allocation",
@@ -94,12 +106,15 @@ __all__ = [
     "Conservative",
     "Decision",
     "DecisionRow",
+    "DragonflyAllocator",
+    "DragonflyLayout",
     "Event",
     "EventQueue",
     "Job",
     "JobRecord",
     "KSubsetAllocator",
     "Machine",
+    "NetworkOneDAllocator",
     "OneDAllocator",
     "RandomAllocator",
     "Scheduler",
@@ -112,6 +127,9 @@ __all__ = [
     "TraceReport",
     "allocation_metrics",
     "certify",
+    "check_allocator",
+    "dragonfly_layout",
+    "fitting_allocators",
     "format_sweep",
     "load_sweep",
     "make_scheduler",
