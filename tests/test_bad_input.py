@@ -178,8 +178,8 @@ LIBRARY = [
     (lambda: simulate(JOBS, "8x4", scheduler="nope"), r"`scheduler` must be one of"),
     (lambda: simulate(JOBS, "banana"), r"`machine` must be a shape"),
     (lambda: simulate(JOBS, dragonfly(), allocator="mm"),
-     r"^allocator 'mm' does not fit a network of 72 nodes \(it places jobs by mesh coordinates\); allocators that "
-     r"fit: brute, exact, gen-alg, 1d:graph-ORDER.*dfly:simple-spread.*dfly:hybrid"),
+     (r"^allocator 'mm' does not fit a network of 72 nodes \(it places jobs by mesh coordinates\); allocators that "
+      r"fit: brute, exact, gen-alg, 1d:graph-ORDER.*dfly:simple-spread.*dfly:hybrid")),
     (lambda: simulate(JOBS, fat_tree(4), allocator="dfly:jokanovic"), r"needs a dragonfly.*gen-alg"),
     (lambda: simulate(JOBS, "4x4", allocator="dfly:random-group"), r"does not fit a 4x4 mesh.*mc1x1"),
     (lambda: simulate(JOBS, fat_tree(4), allocator="1d:snake:best-fit"), r"use 1d:graph-ORDER:STRATEGY"),

@@ -56,10 +56,9 @@ from ._allocators import (
     parse_allocator,
 )
 from ._certify import DEFAULT_ALLOCATORS, certify
-from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, DragonflyLayout, dragonfly_layout
-from ._netalloc import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator, check_allocator, fitting_allocators
 from ._certify_read import CertificationFile, read_certification
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
+from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, DragonflyLayout, dragonfly_layout
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
 from ._metrics import (
     SLOWDOWN_THRESHOLD,
@@ -68,6 +67,7 @@ from ._metrics import (
     allocation_metrics,
     summarise,
 )
+from ._netalloc import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator, check_allocator, fitting_allocators
 from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine, plot_sweep
 from ._rows import DecisionRow
 from ._schedulers import EASY, FCFS, SCHEDULERS, Conservative, Scheduler, make_scheduler

@@ -190,7 +190,6 @@ class SimpleSpread(DragonflyAllocator):
     rule = "simple-spread"
 
     def choose(self, free, k):
-        g_n, a, p = free.shape
         ids = np.arange(free.size).reshape(free.shape)
         order = ids.transpose(1, 0, 2).reshape(-1)  # router-major, then group, then node
         return _first_free(order, free.reshape(-1), k)
@@ -265,7 +264,7 @@ class RoundRobinRouter(DragonflyAllocator):
     rule = "rr-router"
 
     def choose(self, free, k):
-        g_n, a, p = free.shape
+        a, p = free.shape[1:]
         has = free.any(axis=2)  # (groups, routers)
         rows, cols = np.nonzero(has)
         turn = np.cumsum(has, axis=1)[rows, cols] - 1

@@ -18,7 +18,6 @@ from .._progress import Progress, library_progress
 from .._result import Result
 from ..machine import Machine, parse_machine
 from ._allocators import Allocation, Allocator, parse_allocator
-from ._netalloc import check_allocator
 from ._events import ARRIVAL, DISPATCH, FINISH, EventQueue
 from ._metrics import (
     SLOWDOWN_THRESHOLD,
@@ -31,6 +30,7 @@ from ._metrics import (
     write_csv,
     write_jsonl,
 )
+from ._netalloc import check_allocator
 from ._schedulers import make_scheduler
 from ._swf import Job, Trace, TraceReport
 

@@ -168,9 +168,10 @@ def test_outputs_on_a_network(tmp_path):
     res.to_csv(tmp_path / "a.csv")
     res.to_jsonl(tmp_path / "a.jsonl")
     res.to_batsim_csv(tmp_path / "b.csv")
-    rows = list(csv.DictReader(open(tmp_path / "a.csv")))
+    with open(tmp_path / "a.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
     assert len(rows) == 12 and rows[0]["bbox"] == "" and rows[0]["bbox_volume"] == ""
-    lines = [json.loads(x) for x in open(tmp_path / "a.jsonl")]
+    lines = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert lines[0]["bbox"] is None and lines[-1]["summary"]["mean_bbox_volume"] is None
     json.dumps(res.to_dict())
     frame = res.to_pandas()
