@@ -106,13 +106,13 @@ def dragonfly_layout(machine) -> DragonflyLayout | None:
     if not np.array_equal(ids, np.arange(machine.n)):
         return None
     D = machine.distances()
-    router = np.arange(machine.n) // p
-    group = router // a
-    same_router = router[:, None] == router[None, :]
-    same_group = group[:, None] == group[None, :]
-    off = ~np.eye(machine.n, dtype=bool)
-    if not (np.all(D[same_router & off] == 2) and np.all(D[same_group & ~same_router] == 3)):
-        return None
+    size = a * p
+    local = np.arange(size) // p  # router of each node of a group
+    want = np.where(local[:, None] == local[None, :], 2.0, 3.0)  # one router: 2 hops; one group: 3
+    np.fill_diagonal(want, 0.0)
+    for g in range(g_n):  # block by block: no n x n mask
+        if not np.array_equal(D[g * size:(g + 1) * size, g * size:(g + 1) * size], want):
+            return None
     return DragonflyLayout(g_n, a, p)
 
 
@@ -304,8 +304,9 @@ class Jokanovic(DragonflyAllocator):
     takes the k highest free ids, so large and small jobs fill the machine
     from opposite ends.
 
-    SST's code, once a group is found, runs on into the fallback loop; this
-    class does what its comments describe: the group's nodes."""
+    SST's code, once a group is found, runs on into its fallback loop,
+    which replaces the group's nodes by the lowest free ids outside them;
+    this class keeps the group's nodes, as the code's comments describe."""
 
     rule = "jokanovic"
 
