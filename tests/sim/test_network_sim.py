@@ -79,7 +79,7 @@ def test_random_graph_W_is_the_shortest_path_sum(allocator):
                                                 (fat_tree(4), "1d:graph-qap:sum-of-squares")])
 def test_bundled_trace_end_to_end(machine, allocator):
     trace = read_swf(instance_path("small.swf"), max_procs=machine.n)
-    trace = type(trace)(trace.jobs[:40], max_procs=trace.max_procs, report=trace.report)
+    trace = type(trace)(trace.jobs[:25], max_procs=trace.max_procs, report=trace.report)
     decisions = []
     res = simulate(trace, machine, allocator=allocator, rng=0, on_decision=decisions.append)
     D = machine.distances()
