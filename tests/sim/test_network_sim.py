@@ -27,6 +27,7 @@ from optalloc.sim import (
     fitting_allocators,
     make_sweep,
     parse_allocator,
+    read_jobs,
     read_sweep,
     read_swf,
     run_sweep,
@@ -206,6 +207,11 @@ def test_sweep_over_networks(tmp_path):
     assert report.failed == 0 and report.run == 6
     rows = read_sweep(str(tmp_path / "s.sqlite"), cfg)
     assert all(r["status"] == "done" and r["summary"]["mean_bbox_volume"] is None for r in rows)
+    jobs_rows = read_jobs(str(tmp_path / "s.sqlite"), cfg.configurations[0].key)
+    D = dragonfly().distances()
+    assert len(jobs_rows) == 12 and all(j["bbox"] is None and j["bbox_volume"] is None for j in jobs_rows)
+    assert [j["W"] for j in jobs_rows] == [pytest.approx(D[np.ix_(j["nodes"], j["nodes"])].sum() / 2)
+                                         for j in jobs_rows]
     # the same configurations have the same keys: nothing runs again
     again = make_sweep(traces=[{"path": str(instance_path("small.swf")), "limit": 12, "max_procs": 16}],
                        machines=["dragonfly", "fat-tree:4", "net.graphml"], base_dir=tmp_path,
