@@ -81,6 +81,14 @@ class NetworkOneDAllocator(Allocator):
             raise ValueError(f"`method` must be one of {', '.join(GRAPH_ORDERS)}, got {method!r}")
         if strategy not in curves.STRATEGIES:
             raise ValueError(f"`strategy` must be one of {', '.join(curves.STRATEGIES)}, got {strategy!r}")
+        for opt, value in (("seed", seed), ("iterations", iterations)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                                      or value < (0 if opt == "seed" else 1)):
+                raise ValueError(f"`{opt}` must be a {'non-negative' if opt == 'seed' else 'positive'} integer, "
+                                 f"got {value!r}")
+        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                       or not time_limit > 0):
+            raise ValueError(f"`time_limit` must be a positive number of seconds, got {time_limit!r}")
         self.method = method
         self.strategy = strategy
         self.ring = bool(ring)
