@@ -243,7 +243,7 @@ class Summary:
     mean_W: float
     mean_avg_l1: float
     mean_avg_l1_multi: float | None
-    mean_bbox_volume: float
+    mean_bbox_volume: float | None
     mean_span: float | None
     mean_ring_span: float | None
     killed: int
