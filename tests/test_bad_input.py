@@ -18,7 +18,7 @@ from optalloc import instance_path
 from optalloc.cli import main
 from optalloc.curves import order_graph
 from optalloc.ksubset import exact, gap, ptas, solve
-from optalloc.machine import parse_machine
+from optalloc.machine import dragonfly, fat_tree, parse_machine
 from optalloc.qap import map_tasks
 from optalloc.sim import Job, certify, read_swf, simulate
 
@@ -107,6 +107,16 @@ CLI = [
     ("simulate {small} --machine 8x4 --jobs 0", "--jobs must be positive"),
     ("simulate {small} --machine map.txt", "busy nodes"),
     ("simulate {small} --machine 8x4 --out o.xyz", "--out must end in"),
+    # simulate on networks: an allocator that does not fit the machine
+    ("simulate {small} --machine dragonfly --allocator mc1x1", "'mc1x1' does not fit a network of 72 nodes"),
+    ("simulate {small} --machine dragonfly --allocator 1d:hilbert:best-fit", "allocators that fit: brute, exact"),
+    ("simulate {small} --machine 8x4 --allocator dfly:hybrid", "'dfly:hybrid' does not fit a 8x4 mesh"),
+    ("simulate {small} --machine fat-tree:4 --allocator dfly:slurm", "needs a dragonfly"),
+    ("simulate {small} --machine dragonfly --allocator dfly:nope", "unknown dragonfly allocator 'nope'"),
+    ("simulate {small} --machine dragonfly --allocator dfly:slurm:seed=2", "dfly:slurm takes no option"),
+    ("simulate {small} --machine dragonfly --allocator 1d:graph-nope", "graph-METHOD with METHOD one of"),
+    ("simulate {small} --machine fat-tree:3", "`k` must be an even integer"),
+    ("simulate {small} --machine dragonfly:4,4,2", "must divide"),
     # certify
     ("certify --time-limit 0", "--time-limit must be positive"),
     ("certify --time-limit abc", "--time-limit must be positive"),
@@ -167,6 +177,20 @@ LIBRARY = [
     (lambda: simulate(JOBS, "8x4", allocator="1d:hilbert:worst-fit"), r"`strategy` must be one of"),
     (lambda: simulate(JOBS, "8x4", scheduler="nope"), r"`scheduler` must be one of"),
     (lambda: simulate(JOBS, "banana"), r"`machine` must be a shape"),
+    (lambda: simulate(JOBS, dragonfly(), allocator="mm"),
+     (r"^allocator 'mm' does not fit a network of 72 nodes \(it places jobs by mesh coordinates\); allocators that "
+      r"fit: brute, exact, gen-alg, 1d:graph-ORDER.*dfly:simple-spread.*dfly:hybrid")),
+    (lambda: simulate(JOBS, fat_tree(4), allocator="dfly:jokanovic"), r"needs a dragonfly.*gen-alg"),
+    (lambda: simulate(JOBS, "4x4", allocator="dfly:random-group"), r"does not fit a 4x4 mesh.*mc1x1"),
+    (lambda: simulate(JOBS, fat_tree(4), allocator="1d:snake:best-fit"), r"use 1d:graph-ORDER:STRATEGY"),
+    (lambda: simulate(JOBS, "dragonfly", allocator="1d:graph-qap:worst-fit"), r"`strategy` must be one of"),
+    (lambda: parse_machine("dragonfly:9,x"), r"sizes must be positive integers"),
+    (lambda: simulate(JOBS, "fat-tree:4", allocator="1d:graph-qap:best-fit:seed=abc"),
+     r"`seed` must be a non-negative integer, got 'abc'"),
+    (lambda: simulate(JOBS, "fat-tree:4", allocator="1d:graph-qap:best-fit:time_limit=0"),
+     r"`time_limit` must be a positive number of seconds"),
+    (lambda: simulate(JOBS, "fat-tree:4", allocator="1d:graph-qap:best-fit:depth=3"),
+     r"options are seed=N, iterations=N, time_limit=S"),
     (lambda: certify(JOBS, "8x4", time_limit=-1), r"`time_limit` must be a positive number of seconds"),
     (lambda: certify(JOBS, "8x4", time_limit=math.nan), r"`time_limit` must be a positive number of seconds"),
     (lambda: certify(JOBS, "8x4", time_limit=1, exact=False), r"`time_limit` applies only with exact=True"),

@@ -20,6 +20,7 @@ from optalloc.sim import (
     SCHEDULERS,
     Trace,
     certify,
+    check_allocator,
     format_sweep,
     load_sweep,
     parse_allocator,
@@ -113,8 +114,14 @@ def workload_name(path: str) -> str:
 
 
 def seeded(spec: str, seed: int) -> str:
-    """'random' without a seed becomes 'random:seed=SEED', so runs repeat."""
-    return f"random:seed={seed}" if spec.strip().lower() == "random" else spec
+    """'random' without a seed becomes 'random:seed=SEED', so runs repeat;
+    so do the random dragonfly allocators ('dfly:random-group', ...)."""
+    text = spec.strip().lower()
+    if text == "random":
+        return f"random:seed={seed}"
+    if text.startswith("dfly:random-") and "seed=" not in text:
+        return f"{spec.strip()}:seed={seed}"
+    return spec
 
 
 # ---------------------------------------------------------------- simulate
@@ -130,6 +137,7 @@ def cmd_simulate(args) -> int:
     machine = empty_machine(args)
     ext = check_out(args.out, args.force, exts=(".csv",) if args.format == "batsim" else OUT_EXTS)
     allocator = parse_allocator(seeded(args.allocator, args.seed))  # bad names raise ValueError: exit 2
+    check_allocator(allocator, machine)  # an allocator that does not fit the machine: exit 2, before any work
     model = parse_runtime_model(args.runtime_model, seed=args.seed)
     trace = transformed(load_trace(args.trace, machine, args), args)
     with progress_for(args, "simulate") as progress:
@@ -158,7 +166,7 @@ def cmd_simulate(args) -> int:
         ("mean flow", f"{fmt(s.mean_flow)} s"),
         ("mean slowdown", fmt(s.mean_slowdown)),
         ("mean W", fmt(s.mean_W)),
-        ("mean avg L1", fmt(s.mean_avg_l1)),
+        ("mean avg L1" if machine.is_grid else "mean avg distance", fmt(s.mean_avg_l1)),
         ("mean bbox cube", fmt(s.mean_bbox_cube)),
         ("mean components", fmt(s.mean_components)),
     ]
@@ -274,7 +282,8 @@ def cmd_sweep(args) -> int:
 
 def add_run_options(p, *, machine_default):
     p.add_argument("--machine", default=machine_default, required=machine_default is None, metavar="SPEC",
-                   help="an empty mesh or torus: 16x16, 8x8x4, '8x8 torus', torus:8x8, or a machine map "
+                   help="an empty mesh, torus or network: 16x16, 8x8x4, '8x8 torus', torus:8x8, dragonfly, "
+                   "dragonfly:9,4,2,2, fat-tree:4, a network file (.graphml, .json, edge list) or a machine map "
                    "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
     p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, metavar="NAME",
                    help=f"{', '.join(SCHEDULER_NAMES)} (default easy)")
@@ -312,12 +321,13 @@ def add_workload_options(p):
 def register(sub) -> None:
     """Add ``simulate``, ``certify`` and ``sweep`` to the ``optalloc`` subparsers ``sub``."""
     p = sub.add_parser("simulate", help="replay a job trace on a machine with a scheduler and an allocator",
-                       description="Replay a Standard Workload Format trace on a mesh or torus and "
+                       description="Replay a Standard Workload Format trace on a mesh, torus or network and "
                        "print the summary (jobs, utilisation, makespan, wait, locality, ties).")
     p.add_argument("trace", metavar="TRACE", help="trace file (Standard Workload Format; .swf.gz is read too)")
     p.add_argument("--allocator", default="mc1x1", metavar="SPEC",
-                   help="mc1x1, mc1x1:tie=default, mm, gen-alg, mm-inc, 1d:hilbert:best-fit, random, ... "
-                   "(default mc1x1)")
+                   help="mc1x1, mc1x1:tie=default, mm, gen-alg, mm-inc, 1d:hilbert:best-fit, random, ...; on a "
+                   "network gen-alg, exact, 1d:graph-qap:best-fit, random, and on a dragonfly dfly:simple-spread, "
+                   "dfly:hybrid, ... (default mc1x1)")
     add_run_options(p, machine_default=None)
     add_workload_options(p)
     p.add_argument("--format", default="jobs", choices=("jobs", "batsim"),

@@ -2,7 +2,7 @@
 
 Jobs of a Standard Workload Format trace arrive over time; a *scheduler*
 decides when each starts, counting processors only, and an *allocator*
-decides which nodes of a mesh or torus it gets (Johnson, Bunde and Leung,
+decides which nodes of a mesh, torus or network it gets (Johnson, Bunde and Leung,
 sec. I; Leung et al. 2002, sec. 3).  Run times are held constant; the
 simulation measures the locality of every allocation (W, average pairwise
 hops, bounding box, span) and the schedule (wait, flow, slowdown,
@@ -24,7 +24,14 @@ allocation changes run times.
 Allocators: ``KSubsetAllocator`` (any :func:`optalloc.ksubset.solve`
 method: MC1x1 with or without tie-breaking, MM (7/4 in 2D), Gen-Alg, MM+Inc,
 exact), ``OneDAllocator`` (1D strategies over a curve ordering),
-``RandomAllocator``; ``parse_allocator`` reads them from text.
+``RandomAllocator``; ``parse_allocator`` reads them from text.  On networks
+(``Machine.from_graph``, dragonflies, fat trees): Gen-Alg, exact and brute
+force in the machine's metric, ``NetworkOneDAllocator`` (1D strategies over
+an ``order_graph`` ordering, ``"1d:graph-qap:best-fit"``), and on a
+dragonfly the nine allocators of SST's scheduler (``DragonflyAllocator``,
+``"dfly:simple-spread"``, ...; ``DRAGONFLY_ALLOCATORS``).
+``fitting_allocators`` lists the allocators that run on a machine and
+``check_allocator`` refuses one that does not, naming them.
 
 ``simulate`` runs the event loop and calls ``on_decision`` with every
 allocation decision (free set, k, choice, solver result), the hook for
@@ -70,6 +77,7 @@ from ._cplant import (
     CplantStarve72,
     CplantTweaks,
 )
+from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, DragonflyLayout, dragonfly_layout
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
 from ._fairness import DEFAULT_HALF_LIFE, FairShare, FairStart, fair_start_summary, fair_start_time
 from ._locality import (
@@ -89,6 +97,7 @@ from ._metrics import (
     allocation_metrics,
     summarise,
 )
+from ._netalloc import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator, check_allocator, fitting_allocators
 from ._plot_lines import plot_sweep_lines
 from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine, plot_sweep
 from ._rows import DecisionRow
@@ -114,10 +123,13 @@ __all__ = [
     "DEFAULT_ALLOCATORS",
     "DEFAULT_HALF_LIFE",
     "DISPATCH",
+    "DRAGONFLY_ALLOCATORS",
     "EASY",
     "FCFS",
     "FINISH",
+    "GRAPH_ORDERS",
     "LOCALITY_METRICS",
+    "NETWORK_METHODS",
     "SCHEDULERS",
     "SLOWDOWN_THRESHOLD",
     "Allocation",
@@ -137,6 +149,8 @@ __all__ = [
     "CplantTweaks",
     "Decision",
     "DecisionRow",
+    "DragonflyAllocator",
+    "DragonflyLayout",
     "Event",
     "EventQueue",
     "FairShare",
@@ -146,6 +160,7 @@ __all__ = [
     "KSubsetAllocator",
     "LocalityContext",
     "Machine",
+    "NetworkOneDAllocator",
     "OneDAllocator",
     "RandomAllocator",
     "RuntimeModel",
@@ -161,10 +176,13 @@ __all__ = [
     "allocation_metrics",
     "bounding_cube",
     "certify",
+    "check_allocator",
     "components",
     "copy_stride",
+    "dragonfly_layout",
     "fair_start_summary",
     "fair_start_time",
+    "fitting_allocators",
     "format_sweep",
     "job_locality",
     "load_sweep",

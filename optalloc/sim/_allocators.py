@@ -129,6 +129,8 @@ class KSubsetAllocator(Allocator):
         self.name = f"{method}:{extra}" if extra else method
 
     def select(self, machine, k):
+        if not machine.is_grid:
+            return self._select_network(machine, k)
         ids = machine.free_ids()
         if self.cache:
             key = (machine.shape, k, np.packbits(machine.free).tobytes())
@@ -145,6 +147,26 @@ class KSubsetAllocator(Allocator):
         _check_result(result, k, self.method)
         out = Allocation(ids[result.indices], result)
         if self.cache:
+            self._memo[key] = out
+            if len(self._memo) > self.cache:
+                self._memo.popitem(last=False)
+        return out
+
+    def _select_network(self, machine, k):
+        """On a network: the method in the machine's own metric
+        (``ksubset.solve(machine, k)``), for the methods that hold there."""
+        key = None
+        if self.cache:
+            key = ("network", machine.n, id(machine.edges), k, np.packbits(machine.free).tobytes())
+            hit = self._memo.get(key)
+            if hit is not None:
+                self._memo.move_to_end(key)
+                self.hits += 1
+                return hit
+        result = ksubset.solve(machine, k, method=self.method, **self.options)
+        _check_result(result, k, self.method)
+        out = Allocation(np.asarray(result.indices, dtype=np.int64), result)
+        if key is not None:
             self._memo[key] = out
             if len(self._memo) > self.cache:
                 self._memo.popitem(last=False)
@@ -325,6 +347,12 @@ def parse_allocator(spec, *, rng=None) -> Allocator:
             except ValueError:
                 raise ValueError(f"`allocator` 'random': seed must be an integer, got {opts['seed']!r}") from None
         return RandomAllocator(rng)
+    if head == "dfly":
+        from ._dragonfly import parse_dragonfly_allocator
+
+        return parse_dragonfly_allocator(spec, rng=rng)
+    if head in ("1d", "oned") and len(parts) > 1 and parts[1].lower().startswith("graph-"):
+        return _parse_graph_1d(spec, parts)
     if head in ("1d", "oned"):
         rest = parts[1:]
         ring = False
@@ -354,6 +382,31 @@ def parse_allocator(spec, *, rng=None) -> Allocator:
     return KSubsetAllocator(parts[0], **options)
 
 
+def _parse_graph_1d(spec, parts):
+    """``1d:graph-METHOD[:STRATEGY][:ring][:seed=N]``: a NetworkOneDAllocator."""
+    from ._netalloc import GRAPH_ORDERS, NetworkOneDAllocator
+
+    method = parts[1][len("graph-"):].lower()
+    strategy, ring, opts = "best-fit", False, {}
+    _, strategies = _one_d_names()
+    for p in parts[2:]:
+        if p.lower() == "ring":
+            ring = True
+        elif "=" in p:
+            key, value = (v.strip() for v in p.split("=", 1))
+            if key not in ("seed", "iterations", "time_limit"):
+                raise ValueError(f"`allocator` {spec!r}: options are seed=N, iterations=N, time_limit=S, got {key!r}")
+            opts[key] = _parse_value(value)
+        elif p in strategies:
+            strategy = p
+        else:
+            raise ValueError(f"`allocator` {spec!r}: `strategy` must be one of {', '.join(strategies)}, got {p!r}")
+    if method not in GRAPH_ORDERS:
+        raise ValueError(f"`allocator` {spec!r}: the ordering must be graph-METHOD with METHOD one of "
+                         f"{', '.join(GRAPH_ORDERS)}, got {parts[1]!r}")
+    return NetworkOneDAllocator(method, strategy=strategy, ring=ring, **opts)
+
+
 def _one_d_names():
     """The orders (``-`` for ``_``) and strategies of ``1d:ORDER:STRATEGY``."""
     from .. import curves
@@ -363,6 +416,9 @@ def _one_d_names():
 
 def _allocator_forms() -> str:
     """Every form :func:`parse_allocator` accepts, in one line (for error messages)."""
+    from ._dragonfly import DRAGONFLY_ALLOCATORS
+    from ._netalloc import GRAPH_ORDERS
+
     orders, strategies = _one_d_names()
     methods = []
     for name in sorted(ksubset.METHODS):
@@ -371,7 +427,9 @@ def _allocator_forms() -> str:
     return ("choose one of: a k-subset method METHOD[:option=value...], "
             f"{', '.join(methods)} (e.g. mc1x1:tie=default); 1d:ORDER:STRATEGY[:ring] with ORDER one of "
             f"{', '.join(orders)} and STRATEGY one of {', '.join(strategies)} "
-            "(e.g. 1d:gilbert:best-fit); random[:seed=N]")
+            f"(e.g. 1d:gilbert:best-fit); 1d:graph-ORDER:STRATEGY[:ring][:seed=N] over an ordering of any "
+            f"network, ORDER one of {', '.join(GRAPH_ORDERS)}; random[:seed=N]; on a dragonfly dfly:NAME with "
+            f"NAME one of {', '.join(DRAGONFLY_ALLOCATORS)}")
 
 
 #: option names as a spec may shorten them

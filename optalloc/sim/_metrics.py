@@ -82,7 +82,8 @@ def allocation_metrics(machine, nodes, ranks=None) -> dict:
     Returns
     -------
     dict
-        ``W``, ``avg_l1``, ``bbox`` (extent per axis), ``bbox_volume``,
+        ``W``, ``avg_l1``, ``bbox`` (extent per axis; None on a network,
+        whose nodes have no coordinates), ``bbox_volume`` (None on a network),
         ``span`` and ``ring_span`` (None without ``ranks``).
 
     Examples
@@ -96,6 +97,8 @@ def allocation_metrics(machine, nodes, ranks=None) -> dict:
     """
     ids = np.asarray(nodes, dtype=np.int64)
     k = len(ids)
+    if not machine.is_grid:
+        return _network_metrics(machine, ids, ranks)
     s = np.sort(machine.coords[ids], axis=0)
     if k == 1:
         w, bbox = 0.0, [1] * machine.ndim
@@ -117,6 +120,19 @@ def allocation_metrics(machine, nodes, ranks=None) -> dict:
             "bbox_volume": int(math.prod(bbox)), "span": span, "ring_span": ring_span}
 
 
+def _network_metrics(machine, ids: np.ndarray, ranks) -> dict:
+    """:func:`allocation_metrics` on a network: W over the machine's distance
+    matrix (shortest paths); no bounding box (None), nodes have no coordinates."""
+    k = len(ids)
+    w = float(machine.distances(ids).sum() / 2.0) if k > 1 else 0.0
+    pairs = k * (k - 1) / 2
+    span = ring_span = None
+    if ranks is not None:
+        span, ring_span = _spans(ranks[ids], machine.size)
+    return {"W": w, "avg_l1": w / pairs if pairs else 0.0, "bbox": None, "bbox_volume": None, "span": span,
+            "ring_span": ring_span}
+
+
 @dataclass(frozen=True)
 class JobRecord:
     """What happened to one job.
@@ -135,9 +151,12 @@ class JobRecord:
     killed : bool
         Cut at its estimate (run time longer than the estimate, killing on).
     W, avg_l1 : float
-        Sum and average of pairwise hop distances of its nodes.
-    bbox : tuple of int
-        Bounding box extent per axis; ``bbox_volume`` its product.
+        Sum and average of pairwise distances of its nodes, in the
+        machine's metric (hops, wrap hops on a torus, shortest paths on a
+        network).
+    bbox : tuple of int or None
+        Bounding box extent per axis; ``bbox_volume`` its product (both
+        None on a network).
     span, ring_span : int or None
         Spans along the ordering, when there is one.
     n_tied : int or None
@@ -186,7 +205,7 @@ class JobRecord:
     def to_dict(self) -> dict:
         """Plain-Python view (JSON-ready)."""
         out = dataclasses.asdict(self)
-        out["bbox"] = list(self.bbox)
+        out["bbox"] = None if self.bbox is None else list(self.bbox)
         out["nodes"] = list(self.nodes)
         return out
 
@@ -211,7 +230,8 @@ class Summary:
     mean_wait, max_wait, mean_flow, mean_slowdown, max_slowdown : float
         Scheduling metrics over all jobs.
     mean_W, mean_avg_l1, mean_bbox_volume : float
-        Locality means over all jobs (one-node jobs count with 0).
+        Locality means over all jobs (one-node jobs count with 0);
+        ``mean_bbox_volume`` is None on a network.
     mean_avg_l1_multi : float or None
         Mean average pairwise distance over jobs of two or more nodes.
     mean_span, mean_ring_span : float or None
@@ -254,7 +274,7 @@ class Summary:
     mean_W: float
     mean_avg_l1: float
     mean_avg_l1_multi: float | None
-    mean_bbox_volume: float
+    mean_bbox_volume: float | None
     mean_span: float | None
     mean_ring_span: float | None
     killed: int

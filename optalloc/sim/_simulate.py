@@ -32,6 +32,7 @@ from ._metrics import (
     write_csv,
     write_jsonl,
 )
+from ._netalloc import check_allocator
 from ._runtime import parse_runtime_model
 from ._schedulers import make_scheduler
 from ._swf import Job, Trace, TraceReport
@@ -57,18 +58,18 @@ class Decision:
         The job placed; ``k`` its processor count.
     free_ids : numpy.ndarray
         Free node ids, ascending.
-    free_points : numpy.ndarray
+    free_points : numpy.ndarray or None
         Their coordinates (rows match ``free_ids``): the input a k-subset
-        method sees.
+        method sees; None on a network.
     nodes : numpy.ndarray
         The node ids chosen.
     result : Result or None
         The allocator's solver result, when it has one (``indices`` index
-        ``free_points``).
+        ``free_points``; node ids on a network).
     allocator : str
         Name of the allocator that decided.
     shape, torus : tuple
-        The machine's shape and wrap flags.
+        The machine's shape and wrap flags (None and () on a network).
     """
 
     index: int
@@ -218,8 +219,9 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
     trace : Trace or sequence of Job
         The jobs (see :func:`read_swf`).
     machine : Machine or str
-        The machine (``"16x8"``, ``"8x8x8 torus"``); it must be all free and
-        is all free again afterwards.
+        The machine (``"16x8"``, ``"8x8x8 torus"``, a network such as
+        :func:`optalloc.machine.dragonfly` or a graph file); it must be all
+        free and is all free again afterwards.
     scheduler : str or Scheduler
         ``"fcfs"``, ``"easy"`` (default), ``"conservative"`` or an instance.
     allocator : str or Allocator
@@ -262,7 +264,9 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
     Raises
     ------
     ValueError
-        Bad arguments, a job larger than the machine, a busy machine.
+        Bad arguments, a job larger than the machine, a busy machine, an
+        allocator that does not fit the machine (the message names those
+        that do).
     RuntimeError
         A scheduler that overcommits processors or an allocator that gives
         a busy node, a node twice, or the wrong number of nodes.
@@ -301,9 +305,6 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
             raise ValueError(f"`trace` must be a Trace or a sequence of Job, got {type(trace).__name__}") from None
         report = TraceReport(lines=len(jobs), jobs=len(jobs))
     machine = parse_machine(machine) if not isinstance(machine, Machine) else machine
-    if not machine.is_grid:
-        raise ValueError(f"`machine` must be a mesh or torus (the allocators place jobs by coordinates), "
-                         f"got a {machine.describe()}")
     if machine.n_free != machine.size:
         raise ValueError(f"`machine` must start all free, {machine.size - machine.n_free} nodes are busy")
     for j in jobs:
@@ -326,6 +327,7 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
         model.reset()
     local = locality_context(machine)
     alloc = parse_allocator(allocator, rng=rng)
+    check_allocator(alloc, machine)  # a mesh allocator on a network and the like: one line naming those that fit
     if ordering is None:
         ordering = alloc.ordering(machine)
     ranks = None if ordering is None else _ranks_of(ordering, machine)
@@ -415,7 +417,8 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                 if nodes.ndim != 1 or len(nodes) != k:
                     raise RuntimeError(f"allocator {name!r} gave {nodes.size} nodes for job {j.job_id} "
                                        f"of {k} processors")
-                free_ids, free_points = machine.free_ids(), machine.free_points()
+                free_ids = machine.free_ids()
+                free_points = machine.free_points() if machine.is_grid else None
                 nodes = machine.allocate(nodes, owner=p)
                 nodes.setflags(write=False)
                 if on_decision is not None:

@@ -25,9 +25,11 @@ from .._allocators import (
     RandomAllocator,
     parse_allocator,
 )
+from .._dragonfly import DragonflyAllocator
+from .._netalloc import NetworkOneDAllocator, check_allocator
 from .._schedulers import SCHEDULERS
 from .._swf import Trace, read_swf
-from ._worker import _Payload
+from ._worker import _Payload, network_spec
 from ._workload import workload_grid
 
 __all__ = ["Configuration", "SweepConfig", "make_sweep"]
@@ -235,14 +237,27 @@ def _allocator_spec(text, seed_list, where):
                 [None], alloc)
     if isinstance(alloc, KSubsetAllocator):
         return {"method": alloc.method, "options": _canon(alloc.options)}, [None], alloc
+    if isinstance(alloc, NetworkOneDAllocator):
+        return ({"method": "1d", "order": alloc.order_name, "strategy": alloc.strategy, "ring": alloc.ring,
+                 "options": _canon({"seed": alloc.seed, "iterations": alloc.iterations,
+                                    "time_limit": alloc.time_limit})}, [None], alloc)
+    if isinstance(alloc, DragonflyAllocator):
+        spec = {"method": f"dfly:{alloc.rule}"}
+        if not alloc.random:
+            return spec, [None], alloc
+        parts = [p.strip() for p in text.split(":")[2:]]
+        seeds = [int(p.split("=", 1)[1]) for p in parts if p.startswith("seed=")]
+        return spec, (seeds or seed_list), alloc
     raise ValueError(f"{where}: {text!r} is not an allocator a sweep can run")  # pragma: no cover
 
 
 def _probe(alloc, machine, text, mtext, where):
     """Fail now if the allocator cannot run on the machine (bad options, shapes)."""
     try:
+        check_allocator(alloc, machine)
         alloc.ordering(machine)  # 1D orderings check the shape here
-        if isinstance(alloc, KSubsetAllocator) and machine.size > 256:  # options (tie vectors) on a smaller mesh
+        if isinstance(alloc, KSubsetAllocator) and machine.is_grid and machine.size > 256:
+            # options (tie vectors) on a smaller mesh
             machine = Machine(tuple(min(n, 8) for n in machine.shape), torus=machine.torus)
         alloc.select(machine, 1)
     except Exception as exc:  # noqa: BLE001 - any failure here is a configuration error
@@ -283,16 +298,23 @@ def _check_seeds(seeds) -> list:
     return seed_list
 
 
-def _check_machines(machines) -> list[_MachineItem]:
+def _check_machines(machines, base_dir=None) -> list[_MachineItem]:
     items = []
     for i, m in enumerate(_as_list(machines, "machines")):
         if not isinstance(m, str):
             _fail(f"machines[{i}]", f"must be a text such as '16x8' or '8x8 torus', got {m!r}")
+        text = m
+        if base_dir is not None and not Path(m).is_absolute() and (Path(base_dir) / m).is_file():
+            text = str(Path(base_dir) / m)
         try:
-            mach = parse_machine(m)
+            mach = parse_machine(text)
         except ValueError as exc:
             _fail(f"machines[{i}]", str(exc))
-        items.append(_MachineItem(m, mach, {"shape": list(mach.shape), "torus": list(mach.torus)}))
+        if mach.is_grid:
+            spec = {"shape": list(mach.shape), "torus": list(mach.torus)}
+        else:
+            spec = network_spec(text)
+        items.append(_MachineItem(m, mach, spec))
     return items
 
 
@@ -334,7 +356,10 @@ def make_sweep(*, traces, machines, schedulers=("easy",), allocators=("mc1x1",),
         :func:`read_swf`; ``max_procs`` defaults to the machine's size,
         ``limit`` keeps the first jobs only), or a :class:`Trace`.
     machines : list of str
-        Machine texts (``"8x4"``, ``"8x8 torus"``).
+        Machine texts (``"8x4"``, ``"8x8 torus"``, ``"dragonfly"``,
+        ``"fat-tree:4"``) or network files (relative paths from
+        ``base_dir``; the key holds the file's SHA-256, and a worker reads
+        the file from its path).
     schedulers : list of str
         ``"fcfs"``, ``"easy"``, ``"conservative"``.
     allocators : list of str
@@ -395,7 +420,7 @@ def make_sweep(*, traces, machines, schedulers=("easy",), allocators=("mc1x1",),
         raise ValueError(f"`job_records` must be true or false, got {job_records!r}")  # noqa: TRY004
     seed_list = _check_seeds(seeds)
     trace_items = [_prepare_trace(t, i, base_dir) for i, t in enumerate(_as_list(traces, "traces"))]
-    machine_items = _check_machines(machines)
+    machine_items = _check_machines(machines, base_dir)
     sched_items = _check_schedulers(schedulers)
     alloc_items = _check_allocators(allocators, grid, seed_list, machine_items)
     workloads = workload_grid(work_multiple=work_multiple, replication=replication,

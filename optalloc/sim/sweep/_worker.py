@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from ...machine import Machine
+from ...machine import Machine, parse_machine
 from .._simulate import simulate
 from .._swf import _parse_swf, decode_swf
 from ._workload import apply_workload, simulate_options
@@ -120,6 +120,40 @@ def _load_trace(spec, payload, machine_size):
     return trace
 
 
+def network_spec(text: str) -> dict:
+    """The canonical spec of a network machine text: a generator text
+    (``"dragonfly:9,4,2"``, lower case, no spaces) or a network file (its
+    absolute path and SHA-256)."""
+    path = Path(text)
+    if path.is_file():
+        return {"network_file": str(path.resolve()), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+    return {"network": "".join(text.lower().split())}
+
+
+#: Network machines built by this process, by canonical spec.
+_MACHINE_CACHE: dict = {}
+
+
+def machine_of(spec: dict) -> Machine:
+    """An empty machine from its canonical spec (a mesh or torus shape, or a network)."""
+    if "shape" in spec:
+        return Machine(tuple(spec["shape"]), torus=tuple(spec["torus"]))
+    key = json.dumps(spec, sort_keys=True)
+    cached = _MACHINE_CACHE.get(key)
+    if cached is None:
+        if "network_file" in spec:
+            path = Path(spec["network_file"])
+            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != spec["sha256"]:
+                raise RuntimeError(f"network file {str(path)!r} is missing or changed since the sweep started")
+            cached = parse_machine(path)
+        else:
+            cached = parse_machine(spec["network"])
+        if len(_MACHINE_CACHE) >= 8:
+            _MACHINE_CACHE.clear()
+        _MACHINE_CACHE[key] = cached
+    return cached.copy_empty()
+
+
 def _run_config(task, payload):
     """Simulate one configuration; never raises (errors come back as text).
 
@@ -129,7 +163,7 @@ def _run_config(task, payload):
     t0 = time.perf_counter()
     spec = task["spec"]
     try:
-        machine = Machine(tuple(spec["machine"]["shape"]), torus=tuple(spec["machine"]["torus"]))
+        machine = machine_of(spec["machine"])
         trace = apply_workload(_load_trace(spec, payload, machine.size), spec)
         res = simulate(trace, machine, scheduler=spec["scheduler"], allocator=task["allocator"],
                        kill_at_estimate=spec["kill_at_estimate"], rng=spec["seed"], **simulate_options(spec))
