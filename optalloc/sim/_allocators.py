@@ -242,7 +242,7 @@ class OneDAllocator(Allocator):
             from .. import curves
 
             if isinstance(self.order, str):
-                coords = curves.box_order(machine.shape, self.order)
+                coords = curves.box_order(machine, self.order)
             else:
                 coords = self.order
             ordering = curves.Ordering1D(coords)
