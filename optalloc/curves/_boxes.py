@@ -434,7 +434,7 @@ def gilbert(shape) -> np.ndarray:
 
 
 # the closed curves of tori are built from the curves above
-from ._torus import CLOSED_ORDERS  # noqa: E402
+from ._torus import CLOSED_ORDERS
 
 #: The box orderings by name, as accepted by :func:`box_order`: the open
 #: curves above and the closed ones of :mod:`optalloc.curves` (``moore``,

@@ -45,7 +45,7 @@ import math
 import numpy as np
 
 from ..machine import Machine
-from ._boxes import _gilbert2d, _expand, _validate_shape, hilbert, snake
+from ._boxes import _expand, _gilbert2d, _validate_shape, hilbert, snake
 
 __all__ = ["CLOSED_ORDERS", "closed_curve_exists", "closed_gilbert", "closed_snake", "moore"]
 
