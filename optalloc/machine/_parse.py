@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from ._machine import Machine
+from ._specs import parse_generated
 
 __all__ = ["parse_machine"]
 
@@ -16,6 +17,7 @@ _SHAPE = re.compile(r"^\s*(\d+(?:\s*x\s*\d+)*)\s*(mesh|torus|t|m|torus\([tm]+\))
 _PREFIX = re.compile(r"^\s*(mesh|torus)\s*:\s*(\d+(?:\s*x\s*\d+)*)\s*$", re.IGNORECASE)
 
 _USAGE = ("a shape such as '16x8', '8x8x8 torus', '8x8t', 'torus:4x4', 'mesh:8x8', "
+          "a generated network ('dragonfly:9,4,2,2', 'fattree:4'), "
           "a machine map file or a network file (.graphml, .json, edge list)")
 
 
@@ -27,7 +29,13 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     spec : str, os.PathLike or Machine
         A shape: ``"16x8"`` or ``"16x8 mesh"``, ``"8x8x8 torus"``,
         ``"8x8t"``, ``"torus:4x4"``, ``"mesh:8x8"``, ``"8x8 torus(tm)"``
-        (wrap per axis: t wraps, m does not); or the path of a machine map
+        (wrap per axis: t wraps, m does not); a generated network:
+        ``"dragonfly"`` (the defaults of :func:`dragonfly`),
+        ``"dragonfly:G,R,N,L[,ARRANGEMENT]"`` (groups, routers per group,
+        nodes per router, global links per router),
+        ``"dragonfly:groups=9,routers=4,nodes=2,global=2,arrangement=absolute"``
+        (any of the keywords), ``"fattree:K"`` or ``"fattree:k=K"``
+        (:func:`fat_tree`); or the path of a machine map
         (``.`` free, any other character busy: the busy nodes come busy), or
         of a network (``.graphml``, node-link ``.json``, or an edge list of
         ``u v [length]`` lines). A Machine is returned as it is.
@@ -47,6 +55,10 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     (Machine((16, 8), torus=False), Machine((4, 4, 2), torus=(True, True, True)))
     >>> parse_machine("torus:4x4").describe(), parse_machine("8x8 torus(tm)").torus
     ('4x4 torus', (True, False))
+    >>> parse_machine("dragonfly:5,2,1,2").describe()
+    'dragonfly:groups=5,routers=2,nodes=1,global=2,arrangement=absolute'
+    >>> parse_machine("fattree:4").n, parse_machine("fattree:k=4").describe()
+    (16, 'fattree:k=4')
     """
     if isinstance(spec, Machine):
         return spec
@@ -59,6 +71,9 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     m = _SHAPE.match(text)
     if m:
         return Machine(_sides(m.group(1)), torus=_wrap(m.group(2), len(_sides(m.group(1)))))
+    generated = parse_generated(text)  # "dragonfly:...", "fattree:K"
+    if generated is not None:
+        return generated
     path = Path(text)
     if path.is_file():
         return _read_file(path, weight)
