@@ -253,12 +253,12 @@ def test_a_gzipped_one_line_network_is_a_network(tmp_path):
     ("dragonfly", {}),
     ("Dragonfly:", {}),
     ("dragonfly:9,4,2,2", {}),
-    ("dragonfly: 5, 2, 1, 2", dict(groups=5, routers=2, nodes=1, global_links=2)),
-    ("dragonfly:5,2,1,2,relative", dict(groups=5, routers=2, nodes=1, global_links=2, arrangement="relative")),
-    ("dragonfly:5,2,3,2,CIRCULANT", dict(groups=5, routers=2, nodes=3, global_links=2, arrangement="circulant")),
+    ("dragonfly: 5, 2, 1, 2", {"groups": 5, "routers": 2, "nodes": 1, "global_links": 2}),
+    ("dragonfly:5,2,1,2,relative", {"groups": 5, "routers": 2, "nodes": 1, "global_links": 2, "arrangement": "relative"}),
+    ("dragonfly:5,2,3,2,CIRCULANT", {"groups": 5, "routers": 2, "nodes": 3, "global_links": 2, "arrangement": "circulant"}),
     ("dragonfly:groups=9,routers=4,nodes=2,global=2,arrangement=absolute", {}),
-    ("dragonfly:nodes=1", dict(nodes=1)),
-    ("DRAGONFLY : groups = 3 , global_links = 1, routers=2", dict(groups=3, routers=2, global_links=1)),
+    ("dragonfly:nodes=1", {"nodes": 1}),
+    ("DRAGONFLY : groups = 3 , global_links = 1, routers=2", {"groups": 3, "routers": 2, "global_links": 1}),
 ])
 def test_dragonfly_specs(spec, args):
     m = parse_machine(spec)
