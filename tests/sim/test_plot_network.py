@@ -133,7 +133,7 @@ def test_sequence_of_jobs_text_machine_and_file(tmp_path):
     with pytest.raises(FileExistsError, match="overwrite=True"):
         plot_network("4x4 torus", path=path)
     plot_network("4x4 torus", path=path, overwrite=True)
-    fig, ax = plt.subplots()
+    _, ax = plt.subplots()
     assert plot_network(parse_machine("fattree:2"), ax=ax) is ax
     plt.close("all")
 
