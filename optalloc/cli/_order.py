@@ -80,7 +80,8 @@ def register(sub) -> None:
                        "objective of SAND2003-3702 sec. 4.2), with a proven lower bound. Busy nodes of a "
                        "machine map are ordered too: an ordering ranks every node.")
     p.add_argument("--machine", required=True, metavar="SPEC",
-                   help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a machine map, or a network "
+                   help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a generated network "
+                   "(dragonfly:9,4,2,2, fattree:4), a machine map, or a network "
                    "file: edge list (u v [length] per line), GraphML (.graphml) or JSON node-link (.json)")
     p.add_argument("--weight", metavar="ATTR",
                    help="network files: edge attribute holding link lengths (default: hops; an edge list's "
