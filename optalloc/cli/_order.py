@@ -87,8 +87,9 @@ def register(sub) -> None:
                    help="network files: edge attribute holding link lengths (default: hops; an edge list's "
                    "third column is the length)")
     p.add_argument("--method", choices=GRAPH_METHODS, default="auto",
-                   help="qap (search), brute or ip (exact, small), gilbert, hilbert, snake, row-major, spectral, "
-                   "greedy; auto: brute up to 8 nodes, else qap")
+                   help="qap (search), brute or ip (exact, small), gilbert, hilbert, snake, row-major, the closed "
+                   "curves moore, closed-gilbert, closed-snake (last node next to the first, through a torus's "
+                   "wrap links), spectral, greedy; auto: brute up to 8 nodes, else qap")
     p.add_argument("--ring", action="store_true", help="rank distance around a ring of ranks")
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds for the search or the IP")
     p.add_argument("--iterations", type=int, metavar="N", help="tabu moves (default 20 N without a time limit)")

@@ -208,3 +208,18 @@ def test_one_d_allocator_runs_round_the_seam_of_a_closed_curve():
     D = m.distances()
     chain = ranked[[14, 15, 0, 1]]
     assert D[chain[:-1], chain[1:]].max() == 1
+
+
+@pytest.mark.parametrize("method", ["moore", "closed-gilbert", "closed-snake"])
+def test_order_graph_runs_the_closed_curves_with_the_wrap(method):
+    m = Machine((4, 4), torus=True) if method == "moore" else Machine((5, 3), torus=True)
+    r = order_graph(m, method=method, ring=True)
+    D = m.distances()
+    assert sorted(r.order.tolist()) == list(range(m.n))
+    assert D[r.order, np.roll(r.order, -1)].max() == 1  # closed through the wrap
+    assert r.objective == pytest.approx(order_objective(D, r.order, ring=True))
+    # over a plain graph labelled by coordinates, the curve of the labels' box
+    import networkx as nx
+
+    g = order_graph(nx.grid_2d_graph(4, 4), method=method)
+    assert sorted(g.order.tolist()) == list(range(16))
