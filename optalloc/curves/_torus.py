@@ -330,9 +330,9 @@ def closed_gilbert(shape, *, torus=None) -> np.ndarray:
     side from one end to the other, and the wrap link closes it.  With an
     odd count and no such wrap no closed curve exists: the halves are cut
     odd and even and the even half carries one diagonal step.  A line
-    (one side of 1) is walked as by :func:`closed_snake`.  Unit steps
-    throughout (closing step included) are checked by the tests on every
-    box up to 24 x 24 with and without wrap.  O(N) time.
+    (one side of 1) is walked as by :func:`closed_snake`.  The steps
+    (closing step included) are checked by the tests on every box up to
+    24 x 24 under every wrap (a slow test) and on random ones.  O(N) time.
 
     Examples
     --------

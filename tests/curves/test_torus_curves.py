@@ -223,3 +223,28 @@ def test_order_graph_runs_the_closed_curves_with_the_wrap(method):
 
     g = order_graph(nx.grid_2d_graph(4, 4), method=method)
     assert sorted(g.order.tolist()) == list(range(16))
+
+
+def _coordinate_steps(c, dims, wrap):
+    d = np.abs(np.roll(c, -1, axis=0) - c)
+    for a, (s, w) in enumerate(zip(dims, wrap)):
+        if w:
+            d[:, a] = np.minimum(d[:, a], s - d[:, a])
+    return d.sum(axis=1)
+
+
+@pytest.mark.slow
+def test_every_2d_box_up_to_24():
+    for dims in itertools.product(range(1, 25), repeat=2):
+        n = dims[0] * dims[1]
+        for wrap in itertools.product([False, True], repeat=2):
+            for fn in (closed_snake, closed_gilbert):
+                c = fn(dims, torus=wrap)
+                assert len(np.unique(c, axis=0)) == n == len(c)
+                steps = _coordinate_steps(c, dims, wrap)
+                if n <= 2:
+                    continue
+                if closed_curve_exists(dims, torus=wrap):
+                    assert steps.max() == 1, (fn.__name__, dims, wrap)
+                elif min(dims) > 1:
+                    assert steps.max() == 2 and np.count_nonzero(steps > 1) == 1, (fn.__name__, dims, wrap)
