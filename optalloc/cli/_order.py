@@ -80,14 +80,16 @@ def register(sub) -> None:
                        "objective of SAND2003-3702 sec. 4.2), with a proven lower bound. Busy nodes of a "
                        "machine map are ordered too: an ordering ranks every node.")
     p.add_argument("--machine", required=True, metavar="SPEC",
-                   help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a machine map, or a network "
+                   help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a generated network "
+                   "(dragonfly:9,4,2,2, fattree:4), a machine map, or a network "
                    "file: edge list (u v [length] per line), GraphML (.graphml) or JSON node-link (.json)")
     p.add_argument("--weight", metavar="ATTR",
                    help="network files: edge attribute holding link lengths (default: hops; an edge list's "
                    "third column is the length)")
     p.add_argument("--method", choices=GRAPH_METHODS, default="auto",
-                   help="qap (search), brute or ip (exact, small), gilbert, hilbert, snake, row-major, spectral, "
-                   "greedy; auto: brute up to 8 nodes, else qap")
+                   help="qap (search), brute or ip (exact, small), gilbert, hilbert, snake, row-major, the closed "
+                   "curves moore, closed-gilbert, closed-snake (last node next to the first, through a torus's "
+                   "wrap links), spectral, greedy; auto: brute up to 8 nodes, else qap")
     p.add_argument("--ring", action="store_true", help="rank distance around a ring of ranks")
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds for the search or the IP")
     p.add_argument("--iterations", type=int, metavar="N", help="tabu moves (default 20 N without a time limit)")

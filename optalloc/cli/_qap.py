@@ -131,8 +131,9 @@ def register(sub) -> None:
                      help="generated pattern: stencil:8x8[:open], ring:64, all-to-all:16, transpose:8x8, "
                      "random:64:0.1")
     p.add_argument("--machine", required=True, metavar="SPEC",
-                   help="a shape (mesh:8x8, torus:8x8x4, '8x8 torus'), a machine map (its free nodes are the "
-                   "partition) or a network file (.graphml, .json, edge list)")
+                   help="a shape (mesh:8x8, torus:8x8x4, '8x8 torus'), a generated network (dragonfly:9,4,2,2, "
+                   "fattree:4), a machine map (its free nodes are the partition) or a network file (.graphml, "
+                   ".json, edge list)")
     p.add_argument("--weight", metavar="ATTR", help="network files: edge attribute holding link lengths")
     p.add_argument("--nodes", metavar="FILE", help="partition: node ids (x fastest), whitespace or comma separated")
     p.add_argument("--criterion", choices=("td", "classic"), default="td", help="cost between nodes (default td)")

@@ -16,7 +16,20 @@ Orderings of a 2D or 3D box (mesh), as coordinates in visiting order:
     a generalised Hilbert curve for any box; in 2D at most one diagonal
     step, and only when the side parities force it.
 ``box_order``
-    any of the above by name.
+    any of the above or below by name.
+
+Closed curves, whose last node neighbours the first, for tori and for
+1D allocation with ring span (the wrap links close them where needed):
+
+``moore``
+    the Moore curve (a closed Hilbert curve), power-of-two squares.
+``closed_snake``
+    a comb, any 2D or 3D box.
+``closed_gilbert``
+    two generalised Hilbert halves joined at both ends, any 2D box.
+``closed_curve_exists``
+    whether a closed unit-step curve exists (the node count is even or an
+    odd side wraps, in two or more dimensions).
 
 The ordering objective of SAND2003-3702 sec. 4.2, ``sum over rank pairs
 i < j of w(r(i, j)) * D[v_i, v_j]``, with linear or ring rank distance r:
@@ -59,9 +72,11 @@ from ._objective import (
 )
 from ._ordering1d import Ordering1D
 from ._ranks import STRATEGIES, Allocation1D, allocate_ranks, span
+from ._torus import CLOSED_ORDERS, closed_curve_exists, closed_gilbert, closed_snake, moore
 
 __all__ = [
     "BOX_ORDERS",
+    "CLOSED_ORDERS",
     "GRAPH_METHODS",
     "MAX_IP_NODES",
     "STRATEGIES",
@@ -72,6 +87,9 @@ __all__ = [
     "allocate_ranks",
     "best_fit",
     "box_order",
+    "closed_curve_exists",
+    "closed_gilbert",
+    "closed_snake",
     "curve_objective",
     "default_weight",
     "first_fit",
@@ -81,6 +99,7 @@ __all__ = [
     "hilbert",
     "locality",
     "mesh_distances",
+    "moore",
     "order_graph",
     "order_ip",
     "order_objective",

@@ -23,6 +23,10 @@ for its shape (the wrap-around links do not change the order);
     in 2D unit steps except one diagonal step where the side parities
     force it, in 3D unit steps when all sides are even (see
     :func:`gilbert`).
+
+Closed curves, whose last node neighbours the first (for tori and ring
+ranks), are in :mod:`optalloc.curves` too: ``moore``, ``closed_snake``,
+``closed_gilbert``; :func:`box_order` knows them by name.
 """
 
 from __future__ import annotations
@@ -429,8 +433,13 @@ def gilbert(shape) -> np.ndarray:
     return _expand(segments, len(dims))
 
 
-#: The box orderings by name, as accepted by :func:`box_order`.
-BOX_ORDERS = {"row_major": row_major, "snake": snake, "hilbert": hilbert, "gilbert": gilbert}
+# the closed curves of tori are built from the curves above
+from ._torus import CLOSED_ORDERS
+
+#: The box orderings by name, as accepted by :func:`box_order`: the open
+#: curves above and the closed ones of :mod:`optalloc.curves` (``moore``,
+#: ``closed_snake``, ``closed_gilbert``).
+BOX_ORDERS = {"row_major": row_major, "snake": snake, "hilbert": hilbert, "gilbert": gilbert, **CLOSED_ORDERS}
 
 
 def box_order(shape, method: str = "gilbert") -> np.ndarray:
@@ -440,8 +449,8 @@ def box_order(shape, method: str = "gilbert") -> np.ndarray:
     ----------
     shape : tuple of int or Machine
         ``(W, H)`` or ``(W, H, D)``, positive sides, or a mesh or torus
-        Machine of that shape.
-    method : {"gilbert", "hilbert", "snake", "row_major"}
+        Machine of that shape (the closed curves use its wrap links).
+    method : {"gilbert", "hilbert", "snake", "row_major", "moore", "closed_snake", "closed_gilbert"}
         The ordering; see the function of that name.
 
     Returns
@@ -463,6 +472,8 @@ def box_order(shape, method: str = "gilbert") -> np.ndarray:
     >>> m = Machine((2, 2), torus=True)
     >>> m.node_ids(box_order(m, "snake")).tolist()
     [0, 1, 3, 2]
+    >>> box_order(Machine((3, 3), torus=True), "closed_gilbert")[[0, -1]].tolist()
+    [[0, 0], [2, 0]]
     """
     try:
         fn = BOX_ORDERS[method]

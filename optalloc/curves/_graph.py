@@ -15,7 +15,10 @@ from ..machine import Machine
 DENSE_MAX = 20000
 
 #: Methods of :func:`order_graph`.
-GRAPH_METHODS = ("auto", "qap", "brute", "ip", "gilbert", "hilbert", "snake", "row-major", "spectral", "greedy")
+GRAPH_METHODS = ("auto", "qap", "brute", "ip", "gilbert", "hilbert", "snake", "row-major", "moore", "closed-gilbert",
+                 "closed-snake", "spectral", "greedy")
+#: The box curves among them (``-`` for ``_``), the closed ones last.
+_CURVES = ("gilbert", "hilbert", "snake", "row-major", "moore", "closed-gilbert", "closed-snake")
 
 
 def _machine_graph(machine: Machine):
@@ -137,7 +140,7 @@ def curve_start(labels, method: str) -> np.ndarray:
     lo = pts.min(axis=0)
     rel = pts - lo
     shape = tuple(int(s) for s in rel.max(axis=0) + 1)
-    if method == "hilbert":
+    if method in ("hilbert", "moore"):
         side = 1 << max(0, int(np.ceil(np.log2(max(shape)))))
         shape = (side,) * len(shape)
     curve = np.asarray(box_order(shape, method.replace("-", "_")), dtype=np.int64)
@@ -200,7 +203,10 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
         9 nodes); ``"ip"``: the exact integer program
         (:func:`optalloc.curves.order_ip`, small graphs, slow beyond 8 nodes);
         ``"gilbert"``, ``"hilbert"``, ``"snake"``, ``"row-major"``: box
-        curves over the nodes' coordinates; ``"spectral"``, ``"greedy"``:
+        curves over the nodes' coordinates; ``"moore"``,
+        ``"closed-gilbert"``, ``"closed-snake"``: the closed curves (last
+        node next to the first; on a mesh or torus Machine they use its
+        wrap links, see :func:`optalloc.curves.closed_gilbert`); ``"spectral"``, ``"greedy"``:
         the starts alone; ``"auto"``: ``"brute"`` up to 8 nodes, else ``"qap"``.
     weights : callable, array_like or None
         ``w(d)`` for rank distance d (default ``2**-(d-1)``).
@@ -259,6 +265,7 @@ def _order_graph(G, method, weights, ring, weight, rng, time_limit, iterations, 
     """:func:`order_graph` with ``progress`` None, a callable or a Progress."""
     from ._objective import order_objective, rank_weights
 
+    grid = G if isinstance(G, Machine) and G.is_grid else None
     G, weight = _as_graph(G, weight)
     labels, D = graph_distances(G, weight=weight)
     n = len(labels)
@@ -278,7 +285,11 @@ def _order_graph(G, method, weights, ring, weight, rng, time_limit, iterations, 
         if n > BRUTE_MAX:
             raise ValueError(f"brute force enumerates N!/2 orders; N = {n} is above {BRUTE_MAX}")
         order, bound = _brute(D, c)
-    elif method in ("gilbert", "hilbert", "snake", "row-major"):
+    elif method in _CURVES[4:] and grid is not None and grid.ndim in (2, 3):
+        from ._boxes import box_order  # the closed curves see the machine's wrap links
+
+        order = grid.node_ids(box_order(grid, method.replace("-", "_"))).astype(np.intp)
+    elif method in _CURVES:
         order = curve_start(labels, method)
     elif method == "spectral":
         order = spectral_start(G, rng)

@@ -18,6 +18,7 @@ import operator
 import numpy as np
 
 from ._machine import DENSE_MAX, Machine
+from ._specs import dragonfly_text, fat_tree_text
 
 __all__ = ["dragonfly", "fat_tree", "processors_per_node"]
 
@@ -172,7 +173,9 @@ def dragonfly(groups=9, routers=4, nodes=2, global_links=2, arrangement="absolut
     >>> m.n, m.labels[:3], m.distance(0, 1), float(m.distances().max())
     (72, ((0, 0, 0), (0, 0, 1), (0, 1, 0)), 2.0, 5.0)
     """
-    return _compute_machine(*dragonfly_graph(groups, routers, nodes, global_links, arrangement))
+    machine = _compute_machine(*dragonfly_graph(groups, routers, nodes, global_links, arrangement))
+    machine._text = dragonfly_text(groups, routers, nodes, global_links, arrangement)  # parse_machine reads it
+    return machine
 
 
 def fat_tree_graph(k):
@@ -224,7 +227,9 @@ def fat_tree(k) -> Machine:
     >>> m.n, sorted(set(m.distances()[0].tolist()))
     (16, [0.0, 2.0, 4.0, 6.0])
     """
-    return _compute_machine(*fat_tree_graph(k))
+    machine = _compute_machine(*fat_tree_graph(k))
+    machine._text = fat_tree_text(k)  # parse_machine reads it
+    return machine
 
 
 def processors_per_node(machine: Machine, counts) -> Machine:

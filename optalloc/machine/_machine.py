@@ -98,6 +98,7 @@ class Machine:
         self._free = np.ones(self.n, dtype=bool)
         self._n_free = self.n
         self._cache = None
+        self._text = None  # the description of a generated network (dragonfly, fat tree)
 
     # -- constructors -------------------------------------------------------
 
@@ -505,7 +506,7 @@ class Machine:
         out = Machine.__new__(Machine)
         out.shape, out.torus, out.labels, out.edges = self.shape, self.torus, self.labels, self.edges
         out._init_state(self.n)
-        out._coords, out._dist = self._coords, self._dist
+        out._coords, out._dist, out._text = self._coords, self._dist, self._text
         return out
 
     # -- text -------------------------------------------------------------------
@@ -513,7 +514,11 @@ class Machine:
     def describe(self) -> str:
         """Short text form that :func:`parse_machine` reads back, e.g.
         ``"16x8 mesh"``, ``"8x8x8 torus"`` or ``"8x8 torus(tm)"`` (wrap on x
-        only); ``"network of N nodes"`` for a network."""
+        only); a dragonfly or fat tree as built by :func:`dragonfly` or
+        :func:`fat_tree` (``"fattree:k=4"``); ``"network of N nodes"`` for
+        any other network."""
+        if self._text is not None:
+            return self._text
         if self.shape is None:
             return f"network of {self.n} nodes"
         dims = "x".join(map(str, self.shape))

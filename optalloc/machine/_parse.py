@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from ._machine import Machine
+from ._specs import parse_generated
 
 __all__ = ["parse_machine"]
 
@@ -18,12 +19,9 @@ _PREFIX = re.compile(r"^\s*(mesh|torus)\s*:\s*(\d+(?:\s*x\s*\d+)*)\s*$", re.IGNO
 # "8x8 torus * 4", "8x8t*4 rows 0-3", "4x4 * 2 rows 0,2": processors per node
 _PER_NODE = re.compile(r"^\s*(.+?)\s*\*\s*([+-]?\d+)\s*(?:rows?\s+(\S.*?))?\s*$", re.IGNORECASE)
 
-# "dragonfly", "dragonfly:9,4,2", "dragonfly:9,4,2,2,relative"; "fat-tree:4"
-_NETWORK = re.compile(r"^\s*(dragonfly|fat[-_ ]?tree)\s*(?::\s*([\w\s,]*))?$", re.IGNORECASE)
-
 _USAGE = ("a shape such as '16x8', '8x8x8 torus', '8x8t', 'torus:4x4', 'mesh:8x8', "
           "'8x8 torus * 4 rows 0-3' (processors per node), "
-          "'dragonfly', 'dragonfly:GROUPS,ROUTERS,NODES[,GLOBAL_LINKS[,ARRANGEMENT]]', 'fat-tree:K', "
+          "a generated network ('dragonfly', 'dragonfly:9,4,2,2', 'fattree:4'), "
           "a machine map file or a network file (.graphml, .json, edge list)")
 
 
@@ -39,11 +37,13 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
         node: ``"8x8 torus * 4"`` (4 on every node), ``"8x8 torus * 4 rows
         0-3"`` (4 on each node of rows y = 0..3, none on the others, which
         still route; rows as ``0-3`` or ``0,2,4,6``), a network of one node
-        per processor (:func:`processors_per_node`); a network generator:
-        ``"dragonfly"`` (the 72-node default of
-        :func:`~optalloc.machine.dragonfly`),
-        ``"dragonfly:GROUPS,ROUTERS,NODES[,GLOBAL_LINKS[,ARRANGEMENT]]"``,
-        ``"fat-tree:K"`` (:func:`~optalloc.machine.fat_tree`); or the path of a machine map
+        per processor (:func:`processors_per_node`); a generated network:
+        ``"dragonfly"`` (the defaults of :func:`dragonfly`),
+        ``"dragonfly:G,R,N,L[,ARRANGEMENT]"`` (groups, routers per group,
+        nodes per router, global links per router),
+        ``"dragonfly:groups=9,routers=4,nodes=2,global=2,arrangement=absolute"``
+        (any of the keywords), ``"fattree:K"`` or ``"fattree:k=K"``
+        (:func:`fat_tree`; ``fat-tree`` is read too); or the path of a machine map
         (``.`` free, any other character busy: the busy nodes come busy), or
         of a network (``.graphml``, node-link ``.json``, or an edge list of
         ``u v [length]`` lines). A Machine is returned as it is.
@@ -63,6 +63,10 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     (Machine((16, 8), torus=False), Machine((4, 4, 2), torus=(True, True, True)))
     >>> parse_machine("torus:4x4").describe(), parse_machine("8x8 torus(tm)").torus
     ('4x4 torus', (True, False))
+    >>> parse_machine("dragonfly:5,2,1,2").describe()
+    'dragonfly:groups=5,routers=2,nodes=1,global=2,arrangement=absolute'
+    >>> parse_machine("fattree:4").n, parse_machine("fattree:k=4").describe()
+    (16, 'fattree:k=4')
     """
     if isinstance(spec, Machine):
         return spec
@@ -78,9 +82,9 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     m = _PER_NODE.match(text)
     if m and not Path(text).is_file():
         return _per_node(m.group(1), int(m.group(2)), m.group(3), text)
-    m = _NETWORK.match(text)
-    if m:
-        return _network(m.group(1), m.group(2), text)
+    generated = parse_generated(text)  # "dragonfly:...", "fattree:K"
+    if generated is not None:
+        return generated
     path = Path(text)
     if path.is_file():
         return _read_file(path, weight)
@@ -113,26 +117,6 @@ def _per_node(base_text: str, count: int, rows: str | None, text: str) -> Machin
         raise ValueError(f"`machine` {text!r}: rows must lie in 0..{base.shape[1] - 1}, got {rows.strip()!r}")
     counts = [count if int(y) in chosen else 0 for y in base.coords[:, 1]]
     return processors_per_node(base, counts)
-def _network(kind: str, args: str | None, text: str) -> Machine:
-    """``dragonfly[:G,A,P[,H[,ARRANGEMENT]]]`` or ``fat-tree:K``."""
-    from ._generators import dragonfly, fat_tree
-
-    values = [v.strip() for v in (args or "").split(",") if v.strip()]
-    dfly = kind.lower() == "dragonfly"
-    try:
-        if len(values) > 5 if dfly else len(values) != 1:
-            raise ValueError("more than five values" if dfly else "give K")
-        numbers = values[:4] if dfly else values
-        if not all(v.isdigit() for v in numbers):
-            raise ValueError(f"sizes must be positive integers, got {', '.join(numbers)}")
-        if dfly:
-            return dragonfly(*map(int, numbers), *values[4:])
-        return fat_tree(int(values[0]))
-    except ValueError as exc:
-        raise ValueError(f"`machine` {text!r}: {exc} (dragonfly[:GROUPS,ROUTERS,NODES[,GLOBAL_LINKS[,"
-                         f"ARRANGEMENT]]] or fat-tree:K)") from None
-
-
 def _sides(text: str) -> tuple[int, ...]:
     return tuple(int(v) for v in re.split(r"\s*[xX]\s*", text.strip()))
 

@@ -45,8 +45,10 @@ holds the per-decision rows and summaries, and ``read_certification``
 reads its CSV or JSON-lines file back.  ``plot_machine``,
 ``plot_gap_histogram``, ``plot_improvement_by_size`` and ``plot_sweep``
 draw the machine at a time, the certified ratios of every allocator, the
-improvement by job size and a sweep metric per allocator (matplotlib: each
-takes ``ax=`` and returns the Axes; the backend is never changed).
+improvement by job size and a sweep metric per allocator, and
+``plot_network`` the links of any machine (torus wrap links, dragonfly
+groups, fat-tree layers) with its jobs coloured (matplotlib: each takes
+``ax=`` and returns the Axes; the backend is never changed).
 
 Sweeps: ``load_sweep`` reads a TOML grid of configurations (allocator x
 parameters x trace x machine x scheduler), ``run_sweep`` runs it in local
@@ -99,6 +101,7 @@ from ._metrics import (
 )
 from ._netalloc import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator, check_allocator, fitting_allocators
 from ._plot_lines import plot_sweep_lines
+from ._plot_network import plot_network
 from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine, plot_sweep
 from ._rows import DecisionRow
 from ._runtime import RuntimeModel, TimePerDistance, parse_runtime_model
@@ -197,6 +200,7 @@ __all__ = [
     "plot_gap_histogram",
     "plot_improvement_by_size",
     "plot_machine",
+    "plot_network",
     "plot_sweep",
     "plot_sweep_lines",
     "read_certification",

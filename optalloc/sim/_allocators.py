@@ -220,8 +220,10 @@ class OneDAllocator(Allocator):
     ----------
     order : str or array_like, shape (N, d)
         A box ordering name of ``optalloc.curves`` (``"hilbert"``,
-        ``"gilbert"``, ``"snake"``, ``"row_major"``; ``-`` may stand for
-        ``_``) or node coordinates in visiting order.
+        ``"gilbert"``, ``"snake"``, ``"row_major"``, and the closed curves
+        ``"moore"``, ``"closed_gilbert"``, ``"closed_snake"``, which use a
+        torus's wrap links; ``-`` may stand for ``_``) or node coordinates
+        in visiting order.
     strategy : str
         ``"best-fit"``, ``"first-fit"``, ``"sum-of-squares"`` or
         ``"free-list"``.
@@ -264,7 +266,7 @@ class OneDAllocator(Allocator):
             from .. import curves
 
             if isinstance(self.order, str):
-                coords = curves.box_order(machine.shape, self.order)
+                coords = curves.box_order(machine, self.order)
             else:
                 coords = self.order
             ordering = curves.Ordering1D(coords)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optalloc.machine import Machine, parse_machine
+from optalloc.machine import Machine, dragonfly, fat_tree, parse_machine, processors_per_node
 
 T, F = True, False
 
@@ -244,3 +244,106 @@ def test_a_gzipped_one_line_network_is_a_network(tmp_path):
         fh.write(json.dumps(nx.node_link_data(nx.path_graph(4), edges="edges")))
     m = parse_machine(str(path))
     assert m.kind == "network" and m.n == 4 and m.distance(0, 3) == 3
+
+
+# -- generated networks: dragonfly and fat tree --------------------------------------------
+
+
+@pytest.mark.parametrize("spec, args", [
+    ("dragonfly", {}),
+    ("Dragonfly:", {}),
+    ("dragonfly:9,4,2,2", {}),
+    ("dragonfly: 5, 2, 1, 2", {"groups": 5, "routers": 2, "nodes": 1, "global_links": 2}),
+    ("dragonfly:5,2,1,2,relative", {"groups": 5, "routers": 2, "nodes": 1, "global_links": 2, "arrangement": "relative"}),
+    ("dragonfly:5,2,3,2,CIRCULANT", {"groups": 5, "routers": 2, "nodes": 3, "global_links": 2, "arrangement": "circulant"}),
+    ("dragonfly:groups=9,routers=4,nodes=2,global=2,arrangement=absolute", {}),
+    ("dragonfly:nodes=1", {"nodes": 1}),
+    ("DRAGONFLY : groups = 3 , global_links = 1, routers=2", {"groups": 3, "routers": 2, "global_links": 1}),
+])
+def test_dragonfly_specs(spec, args):
+    m = parse_machine(spec)
+    ref = dragonfly(**args)
+    assert m.kind == "network" and m.labels == ref.labels
+    assert np.array_equal(m.distances(), ref.distances())
+    assert m.describe() == ref.describe()
+
+
+@pytest.mark.parametrize("spec, k", [("fattree:4", 4), ("fattree:k=2", 2), ("fat-tree:6", 6),
+                                     ("FAT_TREE : K = 4", 4), ("fattree: 4 ", 4)])
+def test_fat_tree_specs(spec, k):
+    m = parse_machine(spec)
+    ref = fat_tree(k)
+    assert m.labels == ref.labels and np.array_equal(m.distances(), ref.distances())
+    assert m.describe() == f"fattree:k={k}"
+
+
+@settings(max_examples=25, deadline=None)
+@given(routers=st.integers(1, 4), h=st.integers(1, 3), nodes=st.integers(1, 2),
+       arrangement=st.sampled_from(["absolute", "relative"]), data=st.data())
+def test_generated_descriptions_round_trip(routers, h, nodes, arrangement, data):
+    ports = routers * h
+    groups = data.draw(st.sampled_from([d + 1 for d in range(1, ports + 1) if ports % d == 0] + [1]))
+    m = dragonfly(groups, routers, nodes, h, arrangement)
+    back = parse_machine(m.describe())
+    assert back.describe() == m.describe()
+    assert back.labels == m.labels and np.array_equal(back.distances(), m.distances())
+    assert parse_machine(m.describe().upper()).describe() == m.describe()
+    # the description survives copies of the machine
+    assert m.copy().describe() == m.copy_empty().describe() == m.describe()
+
+
+def test_other_networks_keep_their_plain_description():
+    assert Machine.from_graph(nx.path_graph(3)).describe() == "network of 3 nodes"
+    assert processors_per_node(fat_tree(2), 2).describe() == "network of 4 nodes"
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("dragonfly:9,4,2", None),  # three fields: the fourth at its default, valid
+    ("dragonfly:9,4,2,2,absolute,7", "at most 5 fields"),
+    ("dragonfly:9,4,x,2", "nodes must be an integer, got 'x'"),
+    ("dragonfly:9,4,2,2,sideways", "`arrangement` must be one of"),
+    ("dragonfly:8,4,2,2", r"`groups` - 1 \(7\) must divide"),
+    ("dragonfly:0,4,2,2", "`groups` must be a positive integer, got 0"),
+    ("dragonfly:9,-4,2,2", "`routers` must be a positive integer"),
+    ("dragonfly:groups=9,4", "every field by position or every field by name"),
+    ("dragonfly:groups=9,groups=9", "groups given twice"),
+    ("dragonfly:size=9", "unknown field 'size'"),
+    ("dragonfly:9,,2,2", "empty field"),
+    ("fattree", "give the arity"),
+    ("fattree:", "give the arity"),
+    ("fattree:3", "`k` must be an even integer >= 2, got 3"),
+    ("fattree:0", "`k` must be an even integer"),
+    ("fattree:four", "k must be an integer, got 'four'"),
+    ("fattree:n=4", "takes only k"),
+    ("fattree:4,4", "k must be an integer"),
+    ("dragonfly:9,4,2,2 torus", "global_links must be an integer, got .2 torus."),
+])
+def test_bad_generated_specs(spec, match):
+    if match is None:
+        assert parse_machine(spec).n == 72
+        return
+    with pytest.raises(ValueError, match=match) as err:
+        parse_machine(spec)
+    assert "\n" not in str(err.value) and "`machine`" in str(err.value)
+
+
+# -- what wrap means on short axes ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(2, 5), (1, 5), (2, 2), (1, 1), (2, 1, 3), (4, 2, 3)])
+def test_wrap_on_axes_of_one_and_two_nodes(shape):
+    """A wrapping axis of 2 nodes has one link between them (both neighbours
+    coincide) and one of 1 node none: such axes measure as a mesh's."""
+    import networkx as nx
+
+    for wrap in (True, False):
+        m = Machine(shape, torus=wrap)
+        G = nx.Graph()
+        G.add_nodes_from(range(m.n))
+        G.add_edges_from(m.links().tolist())
+        ref = nx.floyd_warshall_numpy(G, nodelist=range(m.n))
+        assert np.array_equal(m.distances(), ref)
+    short = [a for a, s in enumerate(shape) if s <= 2]
+    wrap_short_only = tuple(a in short for a in range(len(shape)))
+    assert np.array_equal(Machine(shape, torus=wrap_short_only).distances(), Machine(shape).distances())
+    assert len(Machine(shape, torus=wrap_short_only).links()) == len(Machine(shape).links())
