@@ -111,7 +111,7 @@ CLI = [
     ("simulate {small} --machine map.txt", "busy nodes"),
     ("simulate {small} --machine 8x4 --out o.xyz", "--out must end in"),
     # simulate on networks: an allocator that does not fit the machine
-    ("simulate {small} --machine dragonfly --allocator mc1x1", "'mc1x1' does not fit a network of 72 nodes"),
+    ("simulate {small} --machine dragonfly --allocator mc1x1", "'mc1x1' does not fit a dragonfly:groups=9,routers=4,nodes=2,global=2,arrangement=absolute"),
     ("simulate {small} --machine dragonfly --allocator 1d:hilbert:best-fit", "allocators that fit: brute, exact"),
     ("simulate {small} --machine 8x4 --allocator dfly:hybrid", "'dfly:hybrid' does not fit a 8x4 mesh"),
     ("simulate {small} --machine fat-tree:4 --allocator dfly:slurm", "needs a dragonfly"),
@@ -181,13 +181,13 @@ LIBRARY = [
     (lambda: simulate(JOBS, "8x4", scheduler="nope"), r"`scheduler` must be one of"),
     (lambda: simulate(JOBS, "banana"), r"`machine` must be a shape"),
     (lambda: simulate(JOBS, dragonfly(), allocator="mm"),
-     (r"^allocator 'mm' does not fit a network of 72 nodes \(it places jobs by mesh coordinates\); allocators that "
+     (r"^allocator 'mm' does not fit a dragonfly:groups=9,routers=4,nodes=2,global=2,arrangement=absolute \(it places jobs by mesh coordinates\); allocators that "
       r"fit: brute, exact, gen-alg, 1d:graph-ORDER.*dfly:simple-spread.*dfly:hybrid")),
     (lambda: simulate(JOBS, fat_tree(4), allocator="dfly:jokanovic"), r"needs a dragonfly.*gen-alg"),
     (lambda: simulate(JOBS, "4x4", allocator="dfly:random-group"), r"does not fit a 4x4 mesh.*mc1x1"),
     (lambda: simulate(JOBS, fat_tree(4), allocator="1d:snake:best-fit"), r"use 1d:graph-ORDER:STRATEGY"),
     (lambda: simulate(JOBS, "dragonfly", allocator="1d:graph-qap:worst-fit"), r"`strategy` must be one of"),
-    (lambda: parse_machine("dragonfly:9,x"), r"sizes must be positive integers"),
+    (lambda: parse_machine("dragonfly:9,x"), r"routers must be an integer, got 'x'"),
     (lambda: simulate(JOBS, "fat-tree:4", allocator="1d:graph-qap:best-fit:seed=abc"),
      r"`seed` must be a non-negative integer, got 'abc'"),
     (lambda: simulate(JOBS, "fat-tree:4", allocator="1d:graph-qap:best-fit:time_limit=0"),

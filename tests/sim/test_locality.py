@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optalloc.machine import Machine, processors_per_node
+from optalloc.machine import Machine, parse_machine, processors_per_node
 from optalloc.sim import (
     LOCALITY_METRICS,
     allocation_metrics,
@@ -128,9 +128,6 @@ def test_without_an_ordering_span_metrics_are_none():
     assert res.summary.mean_bbox_cube is not None
 
 
-@pytest.mark.xfail(raises=ValueError, strict=False,
-                   reason="the simulator places jobs on meshes and tori only; networks of processors come with "
-                          "network simulation")
 def test_simulation_allocates_per_processor_on_a_machine_of_switches():
     from optalloc.sim import Job
 
@@ -142,3 +139,13 @@ def test_simulation_allocates_per_processor_on_a_machine_of_switches():
     a, b = res.records
     assert a.W == 0 and a.components == 1 and len(a.nodes) == 2
     assert b.components == 1 and len(set(a.nodes) | set(b.nodes)) == 5
+
+
+def test_a_zermatt_like_machine_runs_a_trace():
+    m = parse_machine("8x8 torus * 4 rows 0-3")
+    assert m.n == 128
+    res = simulate(read_swf("instances/small.swf").head(30), m, allocator="gen-alg")
+    assert len(res.records) == 30
+    for r in res.records:
+        ids = np.asarray(r.nodes)
+        assert r.W == pytest.approx(m.distances(ids).sum() / 2)
