@@ -192,12 +192,22 @@ def test_mapping(name, capsys, monkeypatch):
         same(old[key], new[key], f"{name}.result.{key}")
 
 
+#: Figures of a torus simulation that changed on purpose: the k-subset
+#: allocators choose with wrap distances on a torus since they can (they
+#: minimised L1 on the coordinates before; see CHANGELOG.md).
+WRAP_AWARE = (".summary.mean_W", ".summary.mean_avg_l1", ".summary.mean_avg_l1_multi", ".summary.mean_bbox_volume")
+
+
 @pytest.mark.parametrize("name", ["simulate", "simulate_torus", "certify"])
 def test_simulation(name, capsys, monkeypatch):
     old, new = golden(name), run_new(name, capsys, monkeypatch)
     found = list(numbers(old))
     assert len(found) > 20
     for path, value in found:
+        if name == "simulate_torus" and path in WRAP_AWARE:
+            # the schedule is the same (processors are counted); locality within 1 % of the L1 choice
+            assert lookup(new, path) == pytest.approx(value, rel=0.01), f"{name}{path}"
+            continue
         same(value, lookup(new, path), f"{name}{path}")
 
 

@@ -54,11 +54,12 @@ from ._profile import profile_bound, profile_search
 from ._ptas import ptas
 from ._session import ExactSession
 from ._small import brute, k3
-from ._solve import METHODS, method_options, solve
+from ._solve import METHODS, machine_methods, method_options, solve
 
 __all__ = [
     "weight",
     "solve",
+    "machine_methods",
     "METHODS",
     "method_options",
     "mm",

@@ -54,6 +54,22 @@ def _is_machine(obj) -> bool:
     return isinstance(obj, Machine)
 
 
+def machine_methods(machine) -> tuple[str, ...]:
+    """The methods :func:`solve` runs on ``machine``: every method on a mesh;
+    on a torus those that hold with wrap distances (``brute``, ``exact``,
+    ``gen-alg``, ``mc1x1``, ``mm``, ``mm-inc``; MC1x1's tie-breaking and
+    requested shapes are mesh-only); on a network ``brute``, ``exact`` and
+    ``gen-alg``.
+
+    >>> from optalloc.machine import Machine
+    >>> machine_methods(Machine((4, 4), torus=True))
+    ('brute', 'exact', 'gen-alg', 'mc1x1', 'mm', 'mm-inc')
+    """
+    if machine.kind == "mesh":
+        return tuple(METHODS)
+    return tuple(sorted({**METRIC_METHODS, **(TORUS_METHODS if machine.kind == "torus" else {})}))
+
+
 def _solve_machine(machine, k, method, options):
     """k free nodes of ``machine``: the point methods on a mesh, the metric
     methods (:mod:`._metric`) on a torus or a network."""
@@ -75,7 +91,7 @@ def _solve_machine(machine, k, method, options):
         return r.replace(indices=machine.free_ids()[r.indices].astype(r.indices.dtype))
     methods = {**METRIC_METHODS, **(TORUS_METHODS if machine.kind == "torus" else {})}
     if method not in methods:
-        names = ", ".join(sorted(methods))
+        names = ", ".join(machine_methods(machine))
         raise ValueError(f"method {method!r} needs a mesh{'' if machine.is_grid else ' or torus'}; on a "
                          f"{machine.describe()} use one of: {names}")
     func = methods[method]

@@ -86,7 +86,15 @@ def _check_result(result, k, method):
 
 
 class KSubsetAllocator(Allocator):
-    """Allocate with a k-subset min-sum-L1 method on the free points.
+    """Allocate with a k-subset method on the free nodes.
+
+    On a mesh the method minimises W in L1 over the free points; on a
+    torus or a network it runs in the machine's own metric (wrap
+    distances, shortest paths) through ``ksubset.solve(machine, k)``, for
+    the methods that hold there (:func:`optalloc.ksubset.machine_methods`).
+    On a torus, MC1x1 with tie-breaking or a requested shape keeps the
+    mesh rules (L1 on the coordinates; the tie-breaking score is defined on
+    a mesh): ``mesh_rules`` is then True.
 
     Parameters
     ----------
@@ -122,6 +130,8 @@ class KSubsetAllocator(Allocator):
         self._func = ksubset.METHODS[method]
         self.options = dict(options)
         self._needs_shape = "shape" in allowed and "shape" not in options
+        #: on a torus: choose by L1 on the coordinates (options defined on a mesh only)
+        self.mesh_rules = method == "mc1x1" and bool(options)
         self.cache = 0 if method in ("exact", "ptas") else max(0, operator.index(cache))
         self._memo: OrderedDict = OrderedDict()
         self.hits = 0
@@ -129,8 +139,8 @@ class KSubsetAllocator(Allocator):
         self.name = f"{method}:{extra}" if extra else method
 
     def select(self, machine, k):
-        if not machine.is_grid:
-            return self._select_network(machine, k)
+        if not machine.is_grid or (machine.is_torus and not self.mesh_rules):
+            return self._select_metric(machine, k)
         ids = machine.free_ids()
         if self.cache:
             key = (machine.shape, k, np.packbits(machine.free).tobytes())
@@ -152,12 +162,14 @@ class KSubsetAllocator(Allocator):
                 self._memo.popitem(last=False)
         return out
 
-    def _select_network(self, machine, k):
-        """On a network: the method in the machine's own metric
-        (``ksubset.solve(machine, k)``), for the methods that hold there."""
+    def _select_metric(self, machine, k):
+        """On a torus or a network: the method in the machine's own metric
+        (``ksubset.solve(machine, k)``: wrap distances, shortest paths), for
+        the methods that hold there."""
         key = None
         if self.cache:
-            key = ("network", machine.n, id(machine.edges), k, np.packbits(machine.free).tobytes())
+            shape = (machine.shape, machine.torus) if machine.is_grid else (machine.n, id(machine.edges))
+            key = ("metric", shape, k, np.packbits(machine.free).tobytes())
             hit = self._memo.get(key)
             if hit is not None:
                 self._memo.move_to_end(key)

@@ -164,7 +164,7 @@ def fitting_allocators(machine) -> list[str]:
 
     graph = "1d:graph-ORDER:STRATEGY"
     if machine.is_grid:
-        return [*sorted(ksubset.METHODS), "1d:ORDER:STRATEGY", graph, "random"]
+        return [*sorted(ksubset.machine_methods(machine)), "1d:ORDER:STRATEGY", graph, "random"]
     out = [*NETWORK_METHODS, graph, "random"]
     if dragonfly_layout(machine) is not None:
         out += [f"dfly:{name}" for name in DRAGONFLY_ALLOCATORS]
@@ -177,6 +177,12 @@ def misfit(alloc, machine) -> str | None:
 
     if isinstance(alloc, DragonflyAllocator):
         return alloc.fits(machine)
+    if machine.kind == "torus" and isinstance(alloc, KSubsetAllocator):
+        from .. import ksubset
+
+        if alloc.method not in ksubset.machine_methods(machine) and not alloc.mesh_rules:
+            return "it has no form with wrap distances"
+        return None
     if machine.is_grid:
         return None
     if isinstance(alloc, KSubsetAllocator) and alloc.method not in NETWORK_METHODS:
