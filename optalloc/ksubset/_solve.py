@@ -9,9 +9,9 @@ from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
 from ._metric import METRIC_METHODS, machine_problem
-from ._torusheur import TORUS_METHODS
 from ._ptas import ptas
 from ._small import brute, k3
+from ._torusheur import TORUS_METHODS
 
 #: Method name -> function.  Names are what users and the CLI type.
 METHODS = {
