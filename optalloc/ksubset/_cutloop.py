@@ -24,17 +24,21 @@ from ._state import Bracket, ExactOptions, ExactProblem
 
 if TYPE_CHECKING:
     from ._race import ProfileRace
+    from ._star import StarRace
 
 _EPS = 1e-6
 
 
 def _cut_loop(problem: ExactProblem, options: ExactOptions, state: Bracket, extra: dict,
-              race: ProfileRace | None, progress=None):
+              race: ProfileRace | None, progress=None, star: StarRace | None = None):
     """Phases 3 and 4 of :func:`.exact` from ``state``, with the profile
-    search in ``race`` (or None) beside them; fills ``extra``; ``progress``
-    (a callable or None) gets ``(round, bound, incumbent)`` after each round."""
+    search in ``race`` and the star bound in ``star`` (each or None) beside
+    them; fills ``extra``; ``progress`` (a callable or None) gets
+    ``(round, bound, incumbent)`` after each round."""
     time_left = problem.time_left
     if time_left() is not None and time_left() <= 0:
+        if star is not None:
+            state = star.join(state, extra, options.verbose, problem.start)
         # building the LP alone is costly on large machines
         return problem.result(state.indices, "time_limit", "time limit reached; the bound is proven (the cheap "
                               "bounds: no time was left for the LP), the incumbent may not be optimal", extra,
@@ -51,6 +55,8 @@ def _cut_loop(problem: ExactProblem, options: ExactOptions, state: Bracket, extr
         state = _branch(lp, problem, state)
     if race is not None:
         state = race.join(state, problem, extra, options.verbose)
+    if star is not None:
+        state = star.join(state, extra, options.verbose, problem.start)
     extra["phase"] = state.phase
     return _outcome(problem, state, status_msg, extra)
 
