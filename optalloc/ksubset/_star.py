@@ -41,7 +41,10 @@ _SLACK = 1e-9
 #: on (below, the LP's first round is quick and at least as strong)
 STAR_MIN_POINTS = 200
 #: most subgradient steps of that run (it also stops at the time limit)
-STAR_STEPS = 600
+STAR_STEPS = 5000
+#: triangle rows: separated every this many steps, at most this many new
+#: ones per point each time and this many priced ones per point in all
+_SEPARATE_EVERY, _NEW_ROWS, _MAX_ROWS = 10, 20, 250
 
 
 class StarBound(NamedTuple):
@@ -54,16 +57,39 @@ class StarBound(NamedTuple):
     steps: int
 
 
-def star_values(dist: np.ndarray, k: int, A: np.ndarray):
-    """v_i(A) of every point and the k - 1 partners of each (indices)."""
+class _Triangles(NamedTuple):
+    """The triangle rows priced so far: apexes i, legs (j, l), multipliers."""
+
+    tri: np.ndarray
+    tau: np.ndarray
+
+
+def _pair_prices(tri: _Triangles, n: int):
+    """The y-costs the priced triangle rows add (an n x n symmetric matrix)
+    and what they take off each apex's x."""
+    i, j, l = tri.tri.T
+    tau = tri.tau
+    idx = np.concatenate([i * n + j, j * n + i, i * n + l, l * n + i, j * n + l, l * n + j])
+    w = np.concatenate([tau, tau, tau, tau, -tau, -tau])
+    P = np.bincount(idx, weights=w, minlength=n * n).reshape(n, n)
+    return P, np.bincount(i, weights=tau, minlength=n)
+
+
+def star_values(dist: np.ndarray, k: int, A: np.ndarray, tri: _Triangles | None = None):
+    """v_i of every point (the k - 1 cheapest partners of row i of C, less
+    the apex prices of i) and the k - 1 partners of each (indices)."""
     n = len(dist)
-    C = dist / 2.0 + A
+    if tri is not None and len(tri.tau):
+        P, apex = _pair_prices(tri, n)
+        C = (dist + P) / 2.0 + A
+    else:
+        C, apex = dist / 2.0 + A, np.zeros(n)
     np.fill_diagonal(C, np.inf)
     if k - 1 >= n - 1:
         part = np.argsort(C, axis=1, kind="stable")[:, : n - 1]
     else:
         part = np.argpartition(C, k - 2, axis=1)[:, : k - 1]
-    v = np.take_along_axis(C, part, axis=1).sum(axis=1)
+    v = np.take_along_axis(C, part, axis=1).sum(axis=1) - apex
     return v, part
 
 
@@ -72,30 +98,68 @@ def bound_of(v: np.ndarray, k: int) -> float:
     return float(np.partition(v, k - 1)[:k].sum()) if k < len(v) else float(v.sum())
 
 
+def _separate(chosen: np.ndarray, part: np.ndarray, Yh: np.ndarray, most: int) -> np.ndarray:
+    """Triangle rows (i, j, l) violated by the star solution: i chosen, j
+    and l among its partners, ``Yh`` the symmetric y of the stars; the
+    ``most`` most violated."""
+    found, viol = [], []
+    for i in chosen:
+        N = part[i]
+        yi = Yh[i, N]
+        T = yi[:, None] + yi[None, :] - Yh[np.ix_(N, N)] - 1.0
+        a, b = np.nonzero(np.triu(T, 1) > 1e-9)
+        if len(a):
+            found.append(np.stack([np.full(len(a), i), N[a], N[b]], axis=1))
+            viol.append(T[a, b])
+    if not found:
+        return np.empty((0, 3), dtype=np.int64)
+    tri = np.concatenate(found)
+    return tri[np.argsort(-np.concatenate(viol), kind="stable")[:most]]
+
+
+def _merge(tri: _Triangles, new: np.ndarray, n: int, most: int) -> _Triangles:
+    """The priced rows with the rows of ``new`` (multiplier 0) added, those
+    priced at 0 dropped first, without repeats, at most ``most`` (the
+    highest priced kept)."""
+    keep = tri.tau > 0
+    rows = np.concatenate([tri.tri[keep], new]) if len(new) else tri.tri[keep]
+    tau = np.concatenate([tri.tau[keep], np.zeros(len(new))]) if len(new) else tri.tau[keep]
+    lo, hi = np.minimum(rows[:, 1], rows[:, 2]), np.maximum(rows[:, 1], rows[:, 2])
+    _, first = np.unique((rows[:, 0] * n + lo) * n + hi, return_index=True)
+    rows, tau = rows[first], tau[first]
+    if len(tau) > most:
+        top = np.argsort(-tau, kind="stable")[:most]
+        rows, tau = rows[top], tau[top]
+    return _Triangles(rows.astype(np.int64), tau)
+
+
 def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: float | None = None,
-               steps: int = 300, seconds: float | None = None, deadline: np.ndarray | None = None) -> StarBound:
+               steps: int = 300, seconds: float | None = None, deadline: np.ndarray | None = None,
+               triangles: bool = True) -> StarBound:
     """The star bound of the distance matrix ``dist`` for k-sets, raised by
     at most ``steps`` subgradient steps (and ``seconds``; None: no clock;
     ``deadline``, a one-element array of :func:`time.perf_counter` time
     that another thread may move, stops it too).
 
     ``upper`` (the W of a known set) sets the step lengths (Polyak's rule;
-    without it the steps shrink geometrically from the bound's scale);
-    ``cutoff`` (a value every better set stays at or below) marks the
-    points excluded by forcing them in (module docstring).
+    without it the steps aim 5 % above the bound); ``cutoff`` (a value
+    every better set stays at or below) marks the points excluded by
+    forcing them in (module docstring); ``triangles``: price the triangle
+    rows the stars violate (relax and cut), else the level-1 bound only.
     """
     dist = np.asarray(dist, dtype=float)
     n = len(dist)
     if not 2 <= k <= n:
         return StarBound(0.0, np.zeros(n, dtype=bool), 0)
     A = np.zeros((n, n))
+    tri = _Triangles(np.empty((0, 3), dtype=np.int64), np.zeros(0))
     best, best_v = -np.inf, None
     theta = 1.0
     stuck = 0
     end = None if seconds is None else time.perf_counter() + seconds
     step = 0
     for step in range(1, steps + 1):
-        v, part = star_values(dist, k, A)
+        v, part = star_values(dist, k, A, tri)
         value = bound_of(v, k)
         if best_v is None or value > best + 1e-9 * max(1.0, abs(best)):
             best, best_v, stuck = value, v, 0
@@ -110,14 +174,27 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
         if theta < 1e-4:
             break
         chosen = np.argpartition(v, k - 1)[:k] if k < n else np.arange(n)
-        G = np.zeros((n, n))
-        G[np.repeat(chosen, part.shape[1]), part[chosen].ravel()] = 1.0
-        g = G - G.T
-        norm = float((g * g).sum()) / 2.0
+        Z = np.zeros((n, n))
+        Z[np.repeat(chosen, part.shape[1]), part[chosen].ravel()] = 1.0
+        g = Z - Z.T
+        Yh = (Z + Z.T) / 2.0
+        gt = np.zeros(0)
+        if len(tri.tau):
+            x = np.zeros(n)
+            x[chosen] = 1.0
+            i, j, l = tri.tri.T
+            gt = Yh[i, j] + Yh[i, l] - Yh[j, l] - x[i]
+            gt = np.where((tri.tau <= 0) & (gt < 0), 0.0, gt)  # tau >= 0 stays at 0
+        norm = float((g * g).sum()) / 2.0 + float((gt * gt).sum())
         if norm == 0:
-            break  # every chosen point picks partners that pick it back: the bound is the LP's
+            break  # the stars agree and violate no priced row: no direction left
         target = upper if upper is not None else 1.05 * max(value, 1.0)
-        A += theta * max(target - value, 1e-9 * max(1.0, abs(value))) / norm * g
+        size = theta * max(target - value, 1e-9 * max(1.0, abs(value))) / norm
+        A += size * g
+        if len(gt):
+            tri = _Triangles(tri.tri, np.maximum(0.0, tri.tau + size * gt))
+        if triangles and step % _SEPARATE_EVERY == 1:
+            tri = _merge(tri, _separate(chosen, part, Yh, _NEW_ROWS * n), n, _MAX_ROWS * n)
     excluded = np.zeros(n, dtype=bool)
     if cutoff is not None and best_v is not None and k < n:
         # forcing i in: v_i plus the k - 1 smallest of the others
