@@ -45,6 +45,9 @@ STAR_STEPS = 5000
 #: triangle rows: separated every this many steps, at most this many new
 #: ones per point each time and this many priced ones per point in all
 _SEPARATE_EVERY, _NEW_ROWS, _MAX_ROWS = 10, 20, 250
+#: the first step's share of Polyak's, and the steps without progress
+#: after which it halves
+_THETA, _STALL = 1.0, 10
 
 
 class StarBound(NamedTuple):
@@ -154,7 +157,7 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     A = np.zeros((n, n))
     tri = _Triangles(np.empty((0, 3), dtype=np.int64), np.zeros(0))
     best, best_v = -np.inf, None
-    theta = 1.0
+    theta = _THETA
     stuck = 0
     end = None if seconds is None else time.perf_counter() + seconds
     step = 0
@@ -165,7 +168,7 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
             best, best_v, stuck = value, v, 0
         else:
             stuck += 1
-            if stuck >= 10:  # halve the step when the bound stops rising
+            if stuck >= _STALL:  # halve the step when the bound stops rising
                 theta, stuck = theta / 2, 0
         if (upper is not None and best >= upper - 1e-9) or (end is not None and time.perf_counter() > end):
             break
