@@ -41,7 +41,7 @@ _SLACK = 1e-9
 #: on (below, the LP's first round is quick and at least as strong)
 STAR_MIN_POINTS = 200
 #: most subgradient steps of that run (it also stops at the time limit)
-STAR_STEPS = 5000
+STAR_STEPS = 100_000
 #: triangle rows: separated every this many steps, at most this many new
 #: ones per point each time and this many priced ones per point in all
 _SEPARATE_EVERY, _NEW_ROWS, _MAX_ROWS = 10, 20, 250
@@ -101,15 +101,16 @@ def bound_of(v: np.ndarray, k: int) -> float:
     return float(np.partition(v, k - 1)[:k].sum()) if k < len(v) else float(v.sum())
 
 
-def _separate(chosen: np.ndarray, part: np.ndarray, Yh: np.ndarray, most: int) -> np.ndarray:
+def _separate(chosen: np.ndarray, part: np.ndarray, Z: np.ndarray, most: int) -> np.ndarray:
     """Triangle rows (i, j, l) violated by the star solution: i chosen, j
-    and l among its partners, ``Yh`` the symmetric y of the stars; the
-    ``most`` most violated."""
+    and l among its partners, y_ab = (Z_ab + Z_ba) / 2 with Z the picks
+    of the stars; the ``most`` most violated."""
     found, viol = [], []
     for i in chosen:
         N = part[i]
-        yi = Yh[i, N]
-        T = yi[:, None] + yi[None, :] - Yh[np.ix_(N, N)] - 1.0
+        yi = (Z[i, N] + Z[N, i]) / 2.0
+        sub = Z[np.ix_(N, N)]
+        T = yi[:, None] + yi[None, :] - (sub + sub.T) / 2.0 - 1.0
         a, b = np.nonzero(np.triu(T, 1) > 1e-9)
         if len(a):
             found.append(np.stack([np.full(len(a), i), N[a], N[b]], axis=1))
@@ -154,7 +155,8 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     n = len(dist)
     if not 2 <= k <= n:
         return StarBound(0.0, np.zeros(n, dtype=bool), 0)
-    A = np.zeros((n, n))
+    A, Z = np.zeros((n, n)), np.zeros((n, n))
+    rows = cols = np.zeros(0, dtype=np.int64)
     tri = _Triangles(np.empty((0, 3), dtype=np.int64), np.zeros(0))
     best, best_v = -np.inf, None
     theta = _THETA
@@ -177,27 +179,30 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
         if theta < 1e-4:
             break
         chosen = np.argpartition(v, k - 1)[:k] if k < n else np.arange(n)
-        Z = np.zeros((n, n))
-        Z[np.repeat(chosen, part.shape[1]), part[chosen].ravel()] = 1.0
-        g = Z - Z.T
-        Yh = (Z + Z.T) / 2.0
+        # the stars' picks Z (i picks j), kept sparse: the subgradient of A
+        # is Z - Z^T, nonzero on the one-way picks only
+        Z[rows, cols] = 0.0
+        rows, cols = np.repeat(chosen, part.shape[1]), part[chosen].ravel()
+        Z[rows, cols] = 1.0
+        one_way = Z[cols, rows] == 0.0
         gt = np.zeros(0)
         if len(tri.tau):
             x = np.zeros(n)
             x[chosen] = 1.0
             i, j, l = tri.tri.T
-            gt = Yh[i, j] + Yh[i, l] - Yh[j, l] - x[i]
+            gt = (Z[i, j] + Z[j, i] + Z[i, l] + Z[l, i] - Z[j, l] - Z[l, j]) / 2.0 - x[i]
             gt = np.where((tri.tau <= 0) & (gt < 0), 0.0, gt)  # tau >= 0 stays at 0
-        norm = float((g * g).sum()) / 2.0 + float((gt * gt).sum())
+        norm = float(one_way.sum()) + float((gt * gt).sum())
         if norm == 0:
             break  # the stars agree and violate no priced row: no direction left
         target = upper if upper is not None else 1.05 * max(value, 1.0)
         size = theta * max(target - value, 1e-9 * max(1.0, abs(value))) / norm
-        A += size * g
+        A[rows[one_way], cols[one_way]] += size
+        A[cols[one_way], rows[one_way]] -= size
         if len(gt):
             tri = _Triangles(tri.tri, np.maximum(0.0, tri.tau + size * gt))
         if triangles and step % _SEPARATE_EVERY == 1:
-            tri = _merge(tri, _separate(chosen, part, Yh, _NEW_ROWS * n), n, _MAX_ROWS * n)
+            tri = _merge(tri, _separate(chosen, part, Z, _NEW_ROWS * n), n, _MAX_ROWS * n)
     excluded = np.zeros(n, dtype=bool)
     if cutoff is not None and best_v is not None and k < n:
         # forcing i in: v_i plus the k - 1 smallest of the others
