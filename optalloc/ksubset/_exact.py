@@ -183,8 +183,8 @@ def exact(
         ``status="optimal"`` only when proven; ``bound`` is always a proven
         lower bound; ``extra`` reports rounds, rows, triangle rows, fixed
         points, seeded cuts and the phase that closed the gap ("screen",
-        "cache", "box", "bounds", "profiles", "cuts", "stalled" or
-        "branch").
+        "cache", "box", "bounds", "profiles", "cuts", "star", "stalled"
+        or "branch").
 
     Notes
     -----

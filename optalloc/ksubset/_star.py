@@ -139,7 +139,7 @@ def _merge(tri: _Triangles, new: np.ndarray, n: int, most: int) -> _Triangles:
 
 def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: float | None = None,
                steps: int = 300, seconds: float | None = None, deadline: np.ndarray | None = None,
-               triangles: bool = True) -> StarBound:
+               triangles: bool = True, enough: float | None = None) -> StarBound:
     """The star bound of the distance matrix ``dist`` for k-sets, raised by
     at most ``steps`` subgradient steps (and ``seconds``; None: no clock;
     ``deadline``, a one-element array of :func:`time.perf_counter` time
@@ -150,6 +150,8 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     every better set stays at or below) marks the points excluded by
     forcing them in (module docstring); ``triangles``: price the triangle
     rows the stars violate (relax and cut), else the level-1 bound only.
+    The ascent also stops once the bound passes ``enough`` (the value
+    that proves the incumbent optimal, say).
     """
     dist = np.asarray(dist, dtype=float)
     n = len(dist)
@@ -175,6 +177,8 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
         if (upper is not None and best >= upper - 1e-9) or (end is not None and time.perf_counter() > end):
             break
         if deadline is not None and time.perf_counter() > deadline[0]:
+            break
+        if enough is not None and best - _SLACK * max(1.0, abs(best)) > enough:
             break
         if theta < 1e-4:
             break
@@ -220,22 +224,38 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
 class StarRace:
     """:func:`star_bound` in a thread beside the cut loop of the exact
     solver (numpy's partial sorts and HiGHS both release the GIL), until
-    ``STAR_STEPS`` steps or the time limit of ``problem``; :meth:`join`
-    stops it and raises the bracket's bound to its value."""
+    ``STAR_STEPS`` steps or the time limit of ``problem``.  When its
+    bound proves the incumbent optimal it cancels the LP it watches and
+    sets ``proven``; :meth:`join` stops it and raises the bracket's bound
+    to its value."""
 
     def __init__(self, problem: ExactProblem, state: Bracket):
         time_left = problem.time_left()
         self.deadline = np.array([math.inf if time_left is None else time.perf_counter() + time_left])
         self.result: StarBound | None = None
         self.started, self.seconds, self.joined = time.perf_counter(), 0.0, False
-        pts = problem.pts
-        self.thread = threading.Thread(target=self._run, args=(pts, problem.k, state.ub), daemon=True)
+        self.proven, self.lp, self.closed = threading.Event(), None, problem.closed
+        # the least bound that closes the gap (W an integer: above ub - 1)
+        self.enough = state.ub - 1 + 1e-6 if problem.integral else state.ub - 1e-9 * max(1.0, state.ub)
+        self.thread = threading.Thread(target=self._run, args=(problem.pts, problem.k, state.ub), daemon=True)
         self.thread.start()
 
     def _run(self, pts, k, ub):
         dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2).astype(float)
-        self.result = star_bound(dist, k, upper=ub, steps=STAR_STEPS, deadline=self.deadline)
+        self.result = star_bound(dist, k, upper=ub, steps=STAR_STEPS, deadline=self.deadline, enough=self.enough)
         self.seconds = time.perf_counter() - self.started
+        if self.closed(self.result.value, ub):
+            self.proven.set()
+            lp = self.lp
+            if lp is not None:
+                lp.h.cancelSolve()
+
+    def watch(self, lp) -> None:
+        """Let the ascent cancel ``lp`` (from now on) when it proves."""
+        lp.h.HandleUserInterrupt = True
+        self.lp = lp
+        if self.proven.is_set():
+            lp.h.cancelSolve()
 
     def join(self, state: Bracket, extra: dict, verbose: bool, start: float) -> Bracket:
         """Stop the ascent and take its bound into ``state`` (once)."""
@@ -251,4 +271,7 @@ class StarRace:
         if verbose:
             print(f"star bound beside the LP ({self.result.steps} steps, {self.seconds:.2f} s): "
                   f"{self.result.value:.1f} t={time.perf_counter() - start:.2f}s", file=sys.stderr, flush=True)
-        return replace(state, lb=max(state.lb, self.result.value))
+        state = replace(state, lb=max(state.lb, self.result.value))
+        if self.proven.is_set() and self.closed(state.lb, state.ub):
+            state = replace(state, phase="star")
+        return state

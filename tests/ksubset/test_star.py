@@ -108,3 +108,44 @@ def test_exact_takes_the_star_bound_beside_the_lp(monkeypatch):
 def test_star_option_must_be_a_bool():
     with pytest.raises(ValueError, match="`star` must be True or False"):
         exact(half_free_mesh(6, 6, seed=0), 6, star="yes")
+
+
+def test_a_star_proof_ends_the_lp(monkeypatch):
+    # when the star bound proves the incumbent optimal it cancels the LP
+    # and the run ends with phase "star"; here the LP waits for it
+    import time
+
+    from optalloc.ksubset import _exact
+    from optalloc.ksubset._pairlp import _PairLP
+
+    monkeypatch.setattr(_exact, "STAR_MIN_POINTS", 10)
+    solve = _PairLP.solve
+
+    def slow_solve(self, time_left):
+        end = time.perf_counter() + 20
+        while time.perf_counter() < end and not getattr(self.h, "_cancelled", False):
+            time.sleep(0.01)
+        return solve(self, time_left)
+
+    cancel = []
+
+    def watch(self, lp):
+        original = lp.h.cancelSolve
+
+        def cancel_solve():
+            lp.h._cancelled = True
+            cancel.append(1)
+            return original()
+
+        lp.h.cancelSolve = cancel_solve
+        StarRace_watch(self, lp)
+
+    from optalloc.ksubset._star import StarRace
+
+    StarRace_watch = StarRace.watch
+    monkeypatch.setattr(StarRace, "watch", watch)
+    monkeypatch.setattr(_PairLP, "solve", slow_solve)
+    pts = np.concatenate([half_free_mesh(6, 6, seed=0), [[40, 40], [41, 40]]])
+    res = exact(pts, 8, profiles=False)
+    assert res.status == "optimal" and res.objective == brute(pts, 8).objective
+    assert res.extra["phase"] == "star" and cancel
