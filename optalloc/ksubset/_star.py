@@ -31,6 +31,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from .._jit import AVAILABLE as _HAVE_NUMBA
+from .._jit import njit
+
 if TYPE_CHECKING:
     from ._state import Bracket, ExactProblem
 
@@ -78,12 +81,50 @@ def _pair_prices(tri: _Triangles, n: int):
     return P, np.bincount(i, weights=tau, minlength=n)
 
 
-def star_values(dist: np.ndarray, k: int, A: np.ndarray, tri: _Triangles | None = None):
+def _row_slopes(i, j, l, tau, Z, x, gt):  # pragma: no cover - compiled by numba when installed
+    """gt[t]: the subgradient of triangle row t at the stars' picks Z and
+    chosen points x (0 where tau is 0 and it points down); returns the sum
+    of squares."""
+    total = 0.0
+    for t in range(len(tau)):
+        a, b, c = i[t], j[t], l[t]
+        g = (Z[a, b] + Z[b, a] + Z[a, c] + Z[c, a] - Z[b, c] - Z[c, b]) / 2.0 - x[a]
+        if tau[t] <= 0.0 and g < 0.0:
+            g = 0.0
+        gt[t] = g
+        total += g * g
+    return total
+
+
+def _move_prices(i, j, l, tau, gt, size, P, apex):  # pragma: no cover - compiled by numba when installed
+    """tau += size * gt (kept >= 0), with the pair prices P and the apex
+    prices moved along."""
+    for t in range(len(tau)):
+        new = max(0.0, tau[t] + size * gt[t])
+        d = new - tau[t]
+        if d != 0.0:
+            a, b, c = i[t], j[t], l[t]
+            P[a, b] += d
+            P[b, a] += d
+            P[a, c] += d
+            P[c, a] += d
+            P[b, c] -= d
+            P[c, b] -= d
+            apex[a] += d
+            tau[t] = new
+
+
+_row_slopes = njit(cache=True)(_row_slopes)
+_move_prices = njit(cache=True)(_move_prices)
+
+
+def star_values(dist: np.ndarray, k: int, A: np.ndarray, prices=None):
     """v_i of every point (the k - 1 cheapest partners of row i of C, less
-    the apex prices of i) and the k - 1 partners of each (indices)."""
+    the apex prices of i) and the k - 1 partners of each (indices);
+    ``prices``: the pair and apex prices of the triangle rows (or None)."""
     n = len(dist)
-    if tri is not None and len(tri.tau):
-        P, apex = _pair_prices(tri, n)
+    if prices is not None:
+        P, apex = prices
         C = (dist + P) / 2.0 + A
     else:
         C, apex = dist / 2.0 + A, np.zeros(n)
@@ -157,8 +198,10 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     n = len(dist)
     if not 2 <= k <= n:
         return StarBound(0.0, np.zeros(n, dtype=bool), 0)
+    triangles = triangles and _HAVE_NUMBA  # their loops are compiled
     A, Z = np.zeros((n, n)), np.zeros((n, n))
     rows = cols = np.zeros(0, dtype=np.int64)
+    legs, prices = (), (np.zeros((n, n)), np.zeros(n))
     tri = _Triangles(np.empty((0, 3), dtype=np.int64), np.zeros(0))
     best, best_v = -np.inf, None
     theta = _THETA
@@ -166,7 +209,7 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     end = None if seconds is None else time.perf_counter() + seconds
     step = 0
     for step in range(1, steps + 1):
-        v, part = star_values(dist, k, A, tri)
+        v, part = star_values(dist, k, A, prices if len(tri.tau) else None)
         value = bound_of(v, k)
         if best_v is None or value > best + 1e-9 * max(1.0, abs(best)):
             best, best_v, stuck = value, v, 0
@@ -189,14 +232,13 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
         rows, cols = np.repeat(chosen, part.shape[1]), part[chosen].ravel()
         Z[rows, cols] = 1.0
         one_way = Z[cols, rows] == 0.0
-        gt = np.zeros(0)
+        gt = np.zeros(len(tri.tau))
+        squares = 0.0
         if len(tri.tau):
             x = np.zeros(n)
             x[chosen] = 1.0
-            i, j, l = tri.tri.T
-            gt = (Z[i, j] + Z[j, i] + Z[i, l] + Z[l, i] - Z[j, l] - Z[l, j]) / 2.0 - x[i]
-            gt = np.where((tri.tau <= 0) & (gt < 0), 0.0, gt)  # tau >= 0 stays at 0
-        norm = float(one_way.sum()) + float((gt * gt).sum())
+            squares = _row_slopes(*legs, tri.tau, Z, x, gt)
+        norm = float(one_way.sum()) + float(squares)
         if norm == 0:
             break  # the stars agree and violate no priced row: no direction left
         target = upper if upper is not None else 1.05 * max(value, 1.0)
@@ -204,9 +246,12 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
         A[rows[one_way], cols[one_way]] += size
         A[cols[one_way], rows[one_way]] -= size
         if len(gt):
-            tri = _Triangles(tri.tri, np.maximum(0.0, tri.tau + size * gt))
+            _move_prices(*legs, tri.tau, gt, size, *prices)
         if triangles and step % _SEPARATE_EVERY == 1:
             tri = _merge(tri, _separate(chosen, part, Z, _NEW_ROWS * n), n, _MAX_ROWS * n)
+            # the prices afresh (rows dropped and added)
+            legs = tuple(np.ascontiguousarray(c) for c in tri.tri.T)
+            prices = _pair_prices(tri, n)
     excluded = np.zeros(n, dtype=bool)
     if cutoff is not None and best_v is not None and k < n:
         # forcing i in: v_i plus the k - 1 smallest of the others
