@@ -59,11 +59,15 @@ _BETA = 0.6
 class StarBound(NamedTuple):
     """What :func:`star_bound` returns: the best proven bound, the points
     no set below ``cutoff`` contains (a boolean mask; none without a
-    cutoff), and the ascent steps taken."""
+    cutoff), the ascent steps taken, and the lightest set among the
+    stars' choices (its W and indices; inf and None when none beat
+    ``upper``)."""
 
     value: float
     excluded: np.ndarray
     steps: int
+    found: float = np.inf
+    indices: np.ndarray | None = None
 
 
 class _Triangles(NamedTuple):
@@ -183,7 +187,7 @@ def _merge(tri: _Triangles, new: np.ndarray, n: int, most: int) -> _Triangles:
 
 def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: float | None = None,
                steps: int = 300, seconds: float | None = None, deadline: np.ndarray | None = None,
-               triangles: bool = True, enough: float | None = None) -> StarBound:
+               triangles: bool = True, enough: float | None = None, integral: bool = False) -> StarBound:
     """The star bound of the distance matrix ``dist`` for k-sets, raised by
     at most ``steps`` subgradient steps (and ``seconds``; None: no clock;
     ``deadline``, a one-element array of :func:`time.perf_counter` time
@@ -195,12 +199,15 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     forcing them in (module docstring); ``triangles``: price the triangle
     rows the stars violate (relax and cut), else the level-1 bound only.
     The ascent also stops once the bound passes ``enough`` (the value
-    that proves the incumbent optimal, say).
+    that proves the incumbent optimal, say), or proves the lightest set
+    it found optimal (``integral``: W is an integer, a bound above W - 1
+    does).
     """
     dist = np.asarray(dist, dtype=float)
     n = len(dist)
     if not 2 <= k <= n:
         return StarBound(0.0, np.zeros(n, dtype=bool), 0)
+    found, found_idx = np.inf, None
     triangles = triangles and _HAVE_NUMBA  # their loops are compiled
     A, Z = np.zeros((n, n)), np.zeros((n, n))
     rows = cols = np.zeros(0, dtype=np.int64)
@@ -225,7 +232,10 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
             break
         if deadline is not None and time.perf_counter() > deadline[0]:
             break
-        if enough is not None and best - _SLACK * max(1.0, abs(best)) > enough:
+        stop_at = np.inf if enough is None else enough
+        if found < np.inf:  # the bound that proves the lightest set found optimal
+            stop_at = min(stop_at, found - 1 + 1e-6 if integral else found - 1e-9 * max(1.0, found))
+        if best - _SLACK * max(1.0, abs(best)) > stop_at:
             break
         if theta < 1e-4:
             break
@@ -264,6 +274,11 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
             A[cols[one_way], rows[one_way]] -= size
         if len(gt):
             _move_prices(*legs, tri.tau, gt, size, *prices)
+        if step % _SEPARATE_EVERY == 1:
+            # the k chosen points are a set: keep the lightest one seen
+            w = float(dist[np.ix_(chosen, chosen)].sum()) / 2.0
+            if w < min(found, np.inf if upper is None else upper):
+                found, found_idx = w, np.sort(chosen)
         if triangles and step % _SEPARATE_EVERY == 1:
             tri = _merge(tri, _separate(chosen, part, Z, _NEW_ROWS * n), n, _MAX_ROWS * n)
             # the prices afresh (rows dropped and added)
@@ -280,7 +295,7 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
         others = np.where(rank < k - 1, low - best_v + kth, low)  # i among the k - 1: replace it by the k-th
         # a margin for the rounding of the sums (the A terms cancel only up to it)
         excluded = best_v + others > cutoff + _SLACK * max(1.0, abs(cutoff))
-    return StarBound(float(best) - _SLACK * max(1.0, abs(best)), excluded, step)
+    return StarBound(float(best) - _SLACK * max(1.0, abs(best)), excluded, step, found, found_idx)
 
 
 class StarRace:
@@ -297,6 +312,7 @@ class StarRace:
         self.result: StarBound | None = None
         self.started, self.seconds, self.joined = time.perf_counter(), 0.0, False
         self.proven, self.lp, self.closed = threading.Event(), None, problem.closed
+        self.integral = problem.integral
         # the least bound that closes the gap (W an integer: above ub - 1)
         self.enough = state.ub - 1 + 1e-6 if problem.integral else state.ub - 1e-9 * max(1.0, state.ub)
         self.thread = threading.Thread(target=self._run, args=(problem.pts, problem.k, state.ub), daemon=True)
@@ -304,9 +320,10 @@ class StarRace:
 
     def _run(self, pts, k, ub):
         dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2).astype(float)
-        self.result = star_bound(dist, k, upper=ub, steps=STAR_STEPS, deadline=self.deadline, enough=self.enough)
+        self.result = star_bound(dist, k, upper=ub, steps=STAR_STEPS, deadline=self.deadline, enough=self.enough,
+                                 integral=self.integral)
         self.seconds = time.perf_counter() - self.started
-        if self.closed(self.result.value, ub):
+        if self.closed(self.result.value, min(ub, self.result.found)):
             self.proven.set()
             lp = self.lp
             if lp is not None:
@@ -334,6 +351,8 @@ class StarRace:
             print(f"star bound beside the LP ({self.result.steps} steps, {self.seconds:.2f} s): "
                   f"{self.result.value:.1f} t={time.perf_counter() - start:.2f}s", file=sys.stderr, flush=True)
         state = replace(state, lb=max(state.lb, self.result.value))
+        if self.result.found < state.ub:  # a lighter set among the stars' choices
+            state = replace(state, ub=self.result.found, indices=self.result.indices)
         if self.proven.is_set() and self.closed(state.lb, state.ub):
             state = replace(state, phase="star")
         return state

@@ -55,6 +55,11 @@ def check_many(count, seed, steps):
         cutoff = opt if rng.random() < 0.5 else opt + rng.uniform(0, 0.2) * max(opt, 1.0)
         res = star_bound(dist, k, upper=opt + rng.uniform(0, 3), cutoff=cutoff, steps=steps)
         assert res.value <= opt + 1e-7 * max(1.0, opt), (pts.tolist(), k, res.value, opt)
+        # the lightest set among the stars' choices is a k-set of that W
+        if res.indices is not None:
+            assert len(set(res.indices.tolist())) == k
+            assert abs(dist[np.ix_(res.indices, res.indices)].sum() / 2 - res.found) <= 1e-9 * max(1.0, opt)
+            assert res.found >= opt - 1e-9 * max(1.0, opt)
         # an excluded point is in no set at or below the cutoff
         light = member[w <= cutoff + 1e-9]
         assert not (light[:, res.excluded]).any(), (pts.tolist(), k, cutoff)
