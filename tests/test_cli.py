@@ -181,11 +181,13 @@ def test_bench_exact_suite_quick(capsys):
     assert code == 0, err
     rows = json.loads(out)
     box = ["box"] if BOX_SEARCH_AVAILABLE else []  # the box search row needs numba
-    assert [r["case"].split()[0] for r in rows] == ["exact", "exact", *box, "ptas", "ptas", "ptas"]
+    assert [r["case"].split()[0] for r in rows] == ["exact", "exact", *box, "ptas", "ptas", "ptas", "exact"]
     assert rows[1]["baseline"] == "exact, profiles=False" and "4 busy" in rows[1]["instance"]
     if box:
         assert rows[2]["baseline"] == "score every partition" and "12x12 box, k=64" in rows[2]["instance"]
-    assert "3x3x3" in rows[-1]["instance"]
+    assert "3x3x3" in rows[-2]["instance"]
+    assert "6x6x6, 50% free" in rows[-1]["instance"] and "gap" in rows[-1]["case"]
+    assert rows[-1]["baseline"].startswith("cheap bracket")
     assert all(r["agree"] for r in rows)
 
 

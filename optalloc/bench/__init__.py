@@ -13,7 +13,8 @@ Suites (:data:`SUITES`), one module each:
 ``exact``
     the exact solver against the plain pairwise MIP, the profile search,
     the box search and the PTAS (:func:`run_exact`, :func:`run_profiles`,
-    :func:`run_box`, :func:`run_ptas`);
+    :func:`run_box`, :func:`run_ptas`), and the proven gaps on 16 x 16,
+    32 x 32 and 8 x 8 x 8 meshes (:func:`run_goals`);
 ``qap``
     GRASP and tabu search on QAPLIB and mapping instances against scipy
     (:func:`run_qap`);
@@ -32,17 +33,19 @@ Suites (:data:`SUITES`), one module each:
 
 :func:`run_bench` runs one suite or all of them and returns one
 :class:`BenchTable` per suite; :class:`BenchRow` and :func:`format_table`
-are the row and the table of the ratio suites.  :func:`half_free_mesh` and
-:func:`nearly_empty_mesh` generate the instances.
+are the row and the table of the ratio suites.  :func:`half_free_mesh`,
+:func:`random_free_mesh` and :func:`nearly_empty_mesh` generate the
+instances.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._common import BenchRow, format_table, half_free_mesh, nearly_empty_mesh
+from ._common import BenchRow, format_table, half_free_mesh, nearly_empty_mesh, random_free_mesh
 from ._curves import OrderBenchRow, format_curves_table, run_curves
 from ._exact import BOX_CASES, PROFILE_CASES, run_box, run_exact, run_exact_suite, run_profiles, run_ptas
+from ._goals import GOAL_CASES, run_goals
 from ._heuristics import run
 from ._qap import QAPBenchRow, format_qap_table, qaplib_dir, run_qap
 from ._sim import NASA_TRACE, nasa_trace_path, run_sim_bench
@@ -51,6 +54,7 @@ from ._topologies import run_topologies
 
 __all__ = [
     "BOX_CASES",
+    "GOAL_CASES",
     "HEAVY",
     "NASA_TRACE",
     "PROFILE_CASES",
@@ -68,12 +72,14 @@ __all__ = [
     "nasa_trace_path",
     "nearly_empty_mesh",
     "qaplib_dir",
+    "random_free_mesh",
     "run",
     "run_bench",
     "run_box",
     "run_curves",
     "run_exact",
     "run_exact_suite",
+    "run_goals",
     "run_profiles",
     "run_ptas",
     "run_qap",

@@ -106,3 +106,28 @@ def nearly_empty_mesh(width: int, height: int, busy: int, seed: int = 0, *, wher
         x, y = cells.T
         pool = np.flatnonzero((x == 0) | (x == width - 1) | (y == 0) | (y == height - 1))
     return np.delete(cells, rng.choice(pool, busy, replace=False), axis=0)
+
+
+def random_free_mesh(sides, free: float = 0.5, seed: int = 0) -> np.ndarray:
+    """Free cells of a mesh with sides ``sides`` (2 or 3 of them) when a
+    random share ``free`` of its nodes is free (``int(free * nodes)`` of
+    them), x fastest; ``random_free_mesh((w, h), 0.5, s)`` is
+    ``half_free_mesh(w, h, s)``.
+
+    Examples
+    --------
+    >>> random_free_mesh((4, 4, 2), 0.25, seed=1).shape
+    (8, 3)
+    >>> bool((random_free_mesh((6, 5), 0.5, 3) == half_free_mesh(6, 5, 3)).all())
+    True
+    """
+    sides = tuple(int(s) for s in sides)
+    if len(sides) not in (2, 3) or min(sides) < 1:
+        raise ValueError(f"a mesh has 2 or 3 positive sides, got {sides}")
+    if not 0 < free <= 1:
+        raise ValueError(f"`free` must be in (0, 1], got {free}")
+    rng = np.random.default_rng(seed)
+    axes = np.meshgrid(*(np.arange(s) for s in sides[::-1]), indexing="ij")
+    cells = np.stack([a.ravel() for a in axes[::-1]], axis=1)  # x fastest
+    keep = np.sort(rng.choice(len(cells), int(len(cells) * free), replace=False))
+    return cells[keep]

@@ -1,6 +1,7 @@
 """The exact solver and its parts against baselines (``--suite exact``):
 the pairwise MIP, the solver without its profile search, scoring every
-partition of a full box, and brute force for the PTAS."""
+partition of a full box, brute force for the PTAS, and the proven gaps on
+16 x 16, 32 x 32 and 8 x 8 x 8 meshes (:mod:`._goals`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from optalloc.ksubset import BOX_SEARCH_AVAILABLE, box_optimum, brute, exact, partition_count, ptas, search_box
 
 from ._common import BenchRow, half_free_mesh, nearly_empty_mesh
+from ._goals import GOAL_CASES, QUICK_GOAL_CASES, run_goals
 
 
 def run_exact(*, ks=(8, 16, 32), seeds=(0, 1, 2), limit: float = 60.0, side: int = 16,
@@ -136,4 +138,5 @@ def run_exact_suite(*, quick: bool = False, limit: float | None = None, progress
                          progress=progress)
     rows += run_box(cases=((12, 12, 64),) if quick else BOX_CASES, progress=progress)
     rows += run_ptas(ms=(1, 2) if quick else (1, 2, 3), space_ms=(1,) if quick else (1, 2), progress=progress)
+    rows += run_goals(cases=QUICK_GOAL_CASES if quick else GOAL_CASES, limit=limit, progress=progress)
     return rows

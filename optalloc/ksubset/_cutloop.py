@@ -22,33 +22,43 @@ from ._state import Bracket, ExactOptions, ExactProblem
 
 if TYPE_CHECKING:
     from ._race import ProfileRace
+    from ._star import StarRace
 
 _EPS = 1e-6
 
 
 def _cut_loop(problem: ExactProblem, options: ExactOptions, state: Bracket, extra: dict,
-              race: ProfileRace | None, progress=None):
+              race: ProfileRace | None, progress=None, star: StarRace | None = None):
     """Phases 3 and 4 of :func:`.exact` from ``state``, with the profile
-    search in ``race`` (or None) beside them; fills ``extra``; ``progress``
-    (a callable or None) gets ``(round, bound, incumbent)`` after each round."""
+    search in ``race`` and the star bound in ``star`` (each or None) beside
+    them; fills ``extra``; ``progress`` (a callable or None) gets
+    ``(round, bound, incumbent)`` after each round."""
     time_left = problem.time_left
     if time_left() is not None and time_left() <= 0:
+        if star is not None:
+            state = star.join(state, extra, options.verbose, problem.start)
         # building the LP alone is costly on large machines
         return problem.result(state.indices, "time_limit", "time limit reached; the bound is proven (the cheap "
                               "bounds: no time was left for the LP), the incumbent may not be optimal", extra,
                               bound=state.lb)
     lp, dist = _start_lp(problem, options, extra, race)
-    state, status_msg = _rounds(lp, dist, problem, options, state, extra, race, progress)
+    if star is not None:
+        star.watch(lp)
+    state, status_msg = _rounds(lp, dist, problem, options, state, extra, race, progress, star)
     extra.update({"rows": int(lp.rows), "fixed": int(lp.fixed0.sum()), "triangles": int(len(lp.triangles()))})
     if options.session is not None:
         options.session.remember(problem.pts, lp.binding_triangles())
     if race is not None and race.proven.is_set():
         state = race.join(state, problem, extra, options.verbose)
+    if star is not None and star.proven.is_set():
+        state = star.join(state, extra, options.verbose, problem.start)
     if not (problem.closed(state.lb, state.ub) or problem.done_gap(state.lb, state.ub)) and (
             time_left() is None or time_left() > 0):
         state = _branch(lp, problem, state)
     if race is not None:
         state = race.join(state, problem, extra, options.verbose)
+    if star is not None:
+        state = star.join(state, extra, options.verbose, problem.start)
     extra["phase"] = state.phase
     return _outcome(problem, state, status_msg, extra)
 
@@ -77,7 +87,8 @@ def _start_lp(problem: ExactProblem, options: ExactOptions, extra: dict, race: P
 
 
 def _rounds(lp: _PairLP, dist: np.ndarray, problem: ExactProblem, options: ExactOptions, state: Bracket,
-            extra: dict, race: ProfileRace | None, progress=None) -> tuple[Bracket, str]:
+            extra: dict, race: ProfileRace | None, progress=None, star: StarRace | None = None
+            ) -> tuple[Bracket, str]:
     """The cut rounds from ``state``: the bracket they reach (phase "cuts",
     or "stalled" when the bound stops moving) and the last HiGHS status."""
     pts, k = problem.pts, problem.k
@@ -87,7 +98,7 @@ def _rounds(lp: _PairLP, dist: np.ndarray, problem: ExactProblem, options: Exact
     status_msg, phase, last = "", "cuts", []
     for rnd in range(options.max_rounds):
         tl = problem.time_left()
-        if (tl is not None and tl <= 0) or (race is not None and race.proven.is_set()):
+        if (tl is not None and tl <= 0) or any(r is not None and r.proven.is_set() for r in (race, star)):
             break
         ok, obj, v, status_msg = lp.solve(tl)
         if not ok:
@@ -148,7 +159,7 @@ def _outcome(problem: ExactProblem, state: Bracket, status_msg: str, extra: dict
         "completed": f"the {phase} phase ended without closing the gap",
         "time_limit": "time limit reached; the bound is proven, the incumbent may not be optimal",
     }[termination]
-    if status_msg and status_msg != "Optimal" and phase != "profiles":  # the search cancels the LP
+    if status_msg and status_msg != "Optimal" and phase not in ("profiles", "star"):  # they cancel the LP
         message += f" (last HiGHS status: {status_msg})"
     return problem.result(state.indices, termination, message, extra, bound=bound)
 

@@ -62,6 +62,7 @@ from ._profile import _setup as _profile_setup
 from ._race import ProfileRace
 from ._session import ExactSession
 from ._small import brute, k3
+from ._star import STAR_MIN_POINTS, StarRace
 from ._state import Bracket, ExactOptions, ExactProblem
 
 FORMULATIONS = ("auto", "pairwise", "glover", "axis", "qp")
@@ -122,6 +123,7 @@ def exact(
     profiles=True,
     verbose=False,
     progress=None,
+    star=True,
 ):
     """Exact k-subset min-sum-L1 with a proven bound.
 
@@ -161,6 +163,11 @@ def exact(
         LP, and otherwise in a thread beside the cut loop, the first proof
         ending both (default True; the thread needs numba); False goes
         straight to the cut loop alone.
+    star : bool, optional
+        On inputs of at least 200 points, raise the bound by the star
+        bound (a Lagrangian bound of the linearisation, by subgradient
+        ascent) in a thread beside the cut loop
+        (default True); False: the cut loop alone.
     verbose : bool, optional
         Print a line after the profile search (before the LP and beside
         it) and one per round of the cut loop on standard error.
@@ -176,8 +183,8 @@ def exact(
         ``status="optimal"`` only when proven; ``bound`` is always a proven
         lower bound; ``extra`` reports rounds, rows, triangle rows, fixed
         points, seeded cuts and the phase that closed the gap ("screen",
-        "cache", "box", "bounds", "profiles", "cuts", "stalled" or
-        "branch").
+        "cache", "box", "bounds", "profiles", "cuts", "star", "stalled"
+        or "branch").
 
     Notes
     -----
@@ -213,6 +220,8 @@ def exact(
         raise ValueError(f"`rel_gap` must be in [0, 1), got {rel_gap}")
     if not isinstance(profiles, bool):
         raise ValueError(f"`profiles` must be True or False, got {profiles!r}")  # noqa: TRY004
+    if not isinstance(star, bool):
+        raise ValueError(f"`star` must be True or False, got {star!r}")  # noqa: TRY004
     if lp_solver not in ("auto", "simplex", "ipm"):
         raise ValueError(f"`lp_solver` must be 'auto', 'simplex' or 'ipm', got {lp_solver!r}")
     if lp_solver == "auto":
@@ -242,7 +251,7 @@ def exact(
         if res is None:
             problem = ExactProblem(pts, k, start, None if time_limit is None else start + time_limit, rel_gap,
                                    is_integral(pts))
-            options = ExactOptions(warm_start, lp_solver, max_rounds, cuts_per_round, profiles, verbose)
+            options = ExactOptions(warm_start, lp_solver, max_rounds, cuts_per_round, profiles, verbose, star)
             res = _cut_and_branch(problem, options, report)
         if warm_start is not None:
             warm_start._keep(key, res, time_limit, rel_gap)
@@ -309,11 +318,18 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     time_left = problem.time_left()
     if options.profiles and prof is not None and _HAVE_NUMBA and (time_left is None or time_left > 0):
         race = ProfileRace(grid, problem, state)
+    # on large inputs the first LP takes long: the star bound beside it
+    # gives a bracket early (the better bound wins)
+    star = None
+    if options.star and len(pts) >= STAR_MIN_POINTS and (time_left is None or time_left > 0):
+        star = StarRace(problem, state)
     try:
-        return _cut_loop(problem, options, state, extra, race, progress)
+        return _cut_loop(problem, options, state, extra, race, progress, star)
     finally:
         if race is not None:
             race.finish()
+        if star is not None:
+            star.join(state, extra, False, problem.start)
 
 
 def _box_nodes(pts: np.ndarray, time_left: float | None) -> tuple[int, int]:

@@ -73,6 +73,8 @@ class ExactOptions:
     cuts_per_round: int | None
     profiles: bool
     verbose: bool
+    #: run the star bound (:mod:`._star`) beside the cut loop on large inputs
+    star: bool = True
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,156 @@
+"""The star bound (a Lagrangian bound without an LP) against enumeration."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from optalloc.bench import half_free_mesh
+from optalloc.ksubset import brute, exact, lower_bound
+from optalloc.ksubset._star import star_bound
+
+
+def instance(rng, dim):
+    """A small random instance: free cells of a lattice box (2D or 3D),
+    sometimes real-valued points, sometimes repeated points."""
+    kind = rng.integers(4)
+    if kind == 0:  # real coordinates
+        pts = rng.uniform(0, 6, size=(int(rng.integers(4, 11)), dim))
+    else:
+        sides = rng.integers(2, 5, size=dim)
+        cells = np.array(list(itertools.product(*(range(int(s)) for s in sides))))
+        keep = rng.random(len(cells)) < rng.uniform(0.4, 1.0)
+        pts = cells[keep][:10]
+        if kind == 3 and len(pts) >= 2:  # repeated points
+            pts = np.concatenate([pts, pts[: int(rng.integers(1, 3))]])[:10]
+    return pts.astype(float)
+
+
+def all_weights(dist, k):
+    """Every k-subset (as a boolean matrix) and its W, by enumeration."""
+    n = len(dist)
+    sets = np.array(list(itertools.combinations(range(n), k)))
+    w = np.array([dist[np.ix_(s, s)].sum() / 2 for s in sets])
+    member = np.zeros((len(sets), n), dtype=bool)
+    member[np.arange(len(sets))[:, None], sets] = True
+    return member, w
+
+
+def check_many(count, seed, steps):
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for t in range(count):
+        pts = instance(rng, 2 + t % 2)
+        n = len(pts)
+        if n < 3:
+            continue
+        k = int(rng.integers(2, n))
+        dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+        member, w = all_weights(dist, k)
+        opt = w.min()
+        # the cutoff: the optimum itself (no excluded point may be in an
+        # optimal set) or a value above it
+        cutoff = opt if rng.random() < 0.5 else opt + rng.uniform(0, 0.2) * max(opt, 1.0)
+        res = star_bound(dist, k, upper=opt + rng.uniform(0, 3), cutoff=cutoff, steps=steps)
+        assert res.value <= opt + 1e-7 * max(1.0, opt), (pts.tolist(), k, res.value, opt)
+        # the lightest set among the stars' choices is a k-set of that W
+        if res.indices is not None:
+            assert len(set(res.indices.tolist())) == k
+            assert abs(dist[np.ix_(res.indices, res.indices)].sum() / 2 - res.found) <= 1e-9 * max(1.0, opt)
+            assert res.found >= opt - 1e-9 * max(1.0, opt)
+        # an excluded point is in no set at or below the cutoff
+        light = member[w <= cutoff + 1e-9]
+        assert not (light[:, res.excluded]).any(), (pts.tolist(), k, cutoff)
+        checked += 1
+    return checked
+
+
+def test_star_bound_never_exceeds_the_optimum_2d_and_3d():
+    # 300 random instances, 2D and 3D, lattice, real and repeated points:
+    # the bound at or below the optimum, the excluded points in no set at
+    # or below the cutoff (every optimal set when the cutoff is the optimum)
+    assert check_many(300, seed=0, steps=40) > 250
+
+
+@pytest.mark.slow
+def test_star_bound_never_exceeds_the_optimum_many():
+    assert check_many(6000, seed=1, steps=80) > 5000
+
+
+def test_star_bound_rises_prices_triangles_and_excludes_far_points():
+    pts = half_free_mesh(6, 6, seed=0).astype(float)
+    far = np.array([[40.0, 40.0], [41.0, 40.0]])  # two outliers no light set takes
+    pts = np.concatenate([pts, far])
+    dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+    k = 8
+    opt = brute(pts, k).objective
+    first = star_bound(dist, k, steps=1).value
+    level1 = star_bound(dist, k, upper=opt, steps=300, triangles=False)
+    best = star_bound(dist, k, upper=opt, cutoff=opt, steps=300)
+    assert first < level1.value <= best.value <= opt
+    assert best.value > level1.value + 1  # the triangle rows raise it (here to the optimum, 71)
+    assert np.ceil(best.value) == opt
+    assert best.excluded[-2:].all()
+
+
+def test_exact_takes_the_star_bound_beside_the_lp(monkeypatch):
+    # the star bound runs beside the cut loop from STAR_MIN_POINTS points
+    # on (lowered here so that brute force can check the answer)
+    from optalloc.ksubset import _exact
+
+    monkeypatch.setattr(_exact, "STAR_MIN_POINTS", 10)
+    pts = half_free_mesh(7, 7, seed=0)
+    k = 8
+    opt = brute(pts, k).objective
+    res = exact(pts, k, profiles=False)
+    assert res.status == "optimal" and res.objective == opt
+    assert res.extra["star_bound"] <= opt
+    assert "star_bound" not in exact(pts, k, profiles=False, star=False).extra
+
+
+def test_star_option_must_be_a_bool():
+    with pytest.raises(ValueError, match="`star` must be True or False"):
+        exact(half_free_mesh(6, 6, seed=0), 6, star="yes")
+
+
+def test_a_star_proof_ends_the_lp(monkeypatch):
+    # when the star bound proves the incumbent optimal it cancels the LP
+    # and the run ends with phase "star"; here the LP waits for it
+    import time
+
+    from optalloc.ksubset import _exact
+    from optalloc.ksubset._pairlp import _PairLP
+
+    monkeypatch.setattr(_exact, "STAR_MIN_POINTS", 10)
+    solve = _PairLP.solve
+
+    def slow_solve(self, time_left):
+        end = time.perf_counter() + 20
+        while time.perf_counter() < end and not getattr(self.h, "_cancelled", False):
+            time.sleep(0.01)
+        return solve(self, time_left)
+
+    cancel = []
+
+    def watch(self, lp):
+        original = lp.h.cancelSolve
+
+        def cancel_solve():
+            lp.h._cancelled = True
+            cancel.append(1)
+            return original()
+
+        lp.h.cancelSolve = cancel_solve
+        StarRace_watch(self, lp)
+
+    from optalloc.ksubset._star import StarRace
+
+    StarRace_watch = StarRace.watch
+    monkeypatch.setattr(StarRace, "watch", watch)
+    monkeypatch.setattr(_PairLP, "solve", slow_solve)
+    pts = np.concatenate([half_free_mesh(6, 6, seed=0), [[40, 40], [41, 40]]])
+    res = exact(pts, 8, profiles=False)
+    assert res.status == "optimal" and res.objective == brute(pts, 8).objective
+    assert res.extra["phase"] == "star" and cancel
