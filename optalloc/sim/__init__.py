@@ -48,7 +48,8 @@ from ._allocators import (
     RandomAllocator,
     parse_allocator,
 )
-from ._certify import DEFAULT_ALLOCATORS, certify
+from ._canonical import canonical_key
+from ._certify import DEFAULT_ALLOCATORS, certify, default_allocators, default_driver
 from ._certify_read import CertificationFile, read_certification
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
@@ -112,6 +113,9 @@ __all__ = [
     "TraceReport",
     "allocation_metrics",
     "certify",
+    "canonical_key",
+    "default_allocators",
+    "default_driver",
     "format_sweep",
     "load_sweep",
     "make_scheduler",

@@ -79,7 +79,8 @@ def allocation_metrics(machine, nodes, ranks=None) -> dict:
     Returns
     -------
     dict
-        ``W``, ``avg_l1``, ``bbox`` (extent per axis), ``bbox_volume``,
+        ``W``, ``avg_l1``, ``bbox`` (extent per axis; ``()`` and volume 0 on a
+        network, where ``W`` is in its distances), ``bbox_volume``,
         ``span`` and ``ring_span`` (None without ``ranks``).
 
     Examples
@@ -93,6 +94,14 @@ def allocation_metrics(machine, nodes, ranks=None) -> dict:
     """
     ids = np.asarray(nodes, dtype=np.int64)
     k = len(ids)
+    if not machine.is_grid:  # a network: W in its distances; no box, no coordinates
+        w = float(np.asarray(machine.distances(ids)).sum() / 2.0) if k > 1 else 0.0
+        span = ring_span = None
+        if ranks is not None:
+            span, ring_span = _spans(ranks[ids], machine.size)
+        pairs = k * (k - 1) / 2
+        return {"W": w, "avg_l1": w / pairs if pairs else 0.0, "bbox": (), "bbox_volume": 0, "span": span,
+                "ring_span": ring_span}
     s = np.sort(machine.coords[ids], axis=0)
     if k == 1:
         w, bbox = 0.0, [1] * machine.ndim

@@ -53,9 +53,9 @@ class Decision:
         The job placed; ``k`` its processor count.
     free_ids : numpy.ndarray
         Free node ids, ascending.
-    free_points : numpy.ndarray
+    free_points : numpy.ndarray or None
         Their coordinates (rows match ``free_ids``): the input a k-subset
-        method sees.
+        method sees; None on a network.
     nodes : numpy.ndarray
         The node ids chosen.
     result : Result or None
@@ -287,9 +287,6 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
             raise ValueError(f"`trace` must be a Trace or a sequence of Job, got {type(trace).__name__}") from None
         report = TraceReport(lines=len(jobs), jobs=len(jobs))
     machine = parse_machine(machine) if not isinstance(machine, Machine) else machine
-    if not machine.is_grid:
-        raise ValueError(f"`machine` must be a mesh or torus (the allocators place jobs by coordinates), "
-                         f"got a {machine.describe()}")
     if machine.n_free != machine.size:
         raise ValueError(f"`machine` must start all free, {machine.size - machine.n_free} nodes are busy")
     for j in jobs:
@@ -381,7 +378,8 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                 if nodes.ndim != 1 or len(nodes) != k:
                     raise RuntimeError(f"allocator {name!r} gave {nodes.size} nodes for job {j.job_id} "
                                        f"of {k} processors")
-                free_ids, free_points = machine.free_ids(), machine.free_points()
+                free_ids = machine.free_ids()
+                free_points = machine.free_points() if machine.is_grid else None
                 nodes = machine.allocate(nodes, owner=p)
                 nodes.setflags(write=False)
                 if on_decision is not None:
