@@ -184,7 +184,10 @@ def cmd_certify(args) -> int:
     time_limit = None if args.no_exact else parse_time_limit(args.time_limit, CERTIFY_TIME_LIMIT)
     if args.no_exact and args.time_limit is not None:
         raise UsageError("--time-limit applies to the exact solves: not with --no-exact")
-    total = parse_time_limit(args.total_time_limit, None)
+    try:
+        total = parse_time_limit(args.total_time_limit, None)
+    except UsageError as exc:
+        raise UsageError(str(exc).replace("--time-limit", "--total-time-limit", 1)) from None
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     trace = load_trace(path, machine, args)
