@@ -23,8 +23,9 @@ situation/decision comparisons and gap certification.
 
 ``certify`` runs that comparison (Bender et al. 2005, Table 1): one
 allocator drives, the others are evaluated on the same free sets, and the
-exact optimum of every decision (:func:`optalloc.ksubset.exact`, one
-cache for the run) certifies each allocator's ratio; ``Certification``
+exact optimum of every decision (in the machine's metric: a mesh, a
+torus or a network; each state solved once up to symmetry, here, in local
+processes or on Dask) certifies each allocator's ratio; ``Certification``
 holds the per-decision rows and summaries, and ``read_certification``
 reads its CSV or JSON-lines file back.  ``plot_machine``,
 ``plot_gap_histogram``, ``plot_improvement_by_size`` and ``plot_sweep``

@@ -18,6 +18,7 @@ from __future__ import annotations
 import concurrent.futures
 import math
 import multiprocessing
+import threading
 import time
 from typing import NamedTuple
 
@@ -171,10 +172,13 @@ class StateSolver:
             self._run_local(states, handle, stop)
 
     def _run_local(self, states, handle, stop):
-        try:
-            ctx = multiprocessing.get_context("forkserver")
-        except ValueError:  # no forkserver (Windows): spawn
-            ctx = multiprocessing.get_context("spawn")
+        # fork when this process runs no other thread (a lock held by a thread while forking would stay
+        # held in the child), else a fork server; spawn where neither exists
+        methods = multiprocessing.get_all_start_methods()
+        if "fork" in methods and threading.active_count() == 1:
+            ctx = multiprocessing.get_context("fork")
+        else:
+            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         n = min(self.workers, len(states))
         with concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
                                                     initargs=(self.machine, self.exact, self.time_limit)) as pool:

@@ -78,7 +78,7 @@ def _driver_for(c, machine):
     return adapt(parse_allocator(c.driver), machine, c.driver)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
 def test_torus_certificates_match_brute_force(seed):
     machine = Machine((4, 3), torus=True)
     jobs = _jobs(seed, machine.size)
@@ -88,7 +88,7 @@ def test_torus_certificates_match_brute_force(seed):
     assert c.to_dict()["metric"] == "torus" and "4x3 torus" in c.to_dict()["machine"]
 
 
-@pytest.mark.parametrize("seed", [2, 3])
+@pytest.mark.parametrize("seed", [2, pytest.param(3, marks=pytest.mark.slow)])
 def test_network_certificates_match_brute_force(seed):
     machine = _graph(seed)
     jobs = _jobs(seed, machine.size)

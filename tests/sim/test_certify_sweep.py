@@ -28,7 +28,7 @@ def ring(tmp_path):
 
 
 def test_certify_sweep_stores_what_certify_gives_and_resumes(tmp_path, ring):
-    cfg = make_certify_sweep(traces=[{"path": SMALL, "limit": 25}], machines=["8x4", "4x4 torus", str(ring)],
+    cfg = make_certify_sweep(traces=[{"path": SMALL, "limit": 12}], machines=["8x4", "4x4 torus", str(ring)],
                              drivers=["gen-alg", "random"], time_limit=30)
     assert len(cfg) == 6
     db = tmp_path / "c.sqlite"
@@ -42,7 +42,7 @@ def test_certify_sweep_stores_what_certify_gives_and_resumes(tmp_path, ring):
         assert r["status"] == "done"
         if c.machine == str(ring):
             continue
-        trace = read_swf(SMALL, max_procs=32 if c.machine == "8x4" else 16).head(25)
+        trace = read_swf(SMALL, max_procs=32 if c.machine == "8x4" else 16).head(12)
         direct = certify(trace, c.machine, driver=c.spec["driver"], allocators=c.spec["allocators"], time_limit=30)
         stored = r["certification"]
         assert stored["proven"] == direct.n_proven and stored["decisions"] == len(direct)
@@ -58,7 +58,7 @@ def test_certify_sweep_from_toml(tmp_path):
                     'drivers = ["mc1x1", "gen-alg"]\nexact = false\n')
     cfg = load_sweep(toml)
     assert [c.allocator for c in cfg.configurations] == ["mc1x1", "gen-alg"]
-    rep = run_sweep(cfg, tmp_path / "c.sqlite", workers=2)
+    rep = run_sweep(cfg, tmp_path / "c.sqlite", workers=1)
     assert (rep.run, rep.failed) == (2, 0)
     assert {r["certification"]["termination"] for r in read_sweep(tmp_path / "c.sqlite")} == {"bounds"}
 
