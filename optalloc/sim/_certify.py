@@ -53,7 +53,7 @@ from .._progress import check_progress, library_progress
 from ..machine import Machine, parse_machine
 from ._allocators import Allocator, KSubsetAllocator, parse_allocator
 from ._certify_files import _RowFile
-from ._certify_machine import adapt, default_allocators, default_driver
+from ._certify_machine import adapt, default_allocators, default_driver, metric_name
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._certify_run import _Certifier
 from ._rows import DecisionRow
@@ -295,7 +295,7 @@ def certify(trace, machine, *, driver=None, allocators=None, exact=True, time_li
     if out is not None:
         if os.path.splitext(os.fspath(out))[1].lower() not in (".csv", ".jsonl", ".json"):
             raise ValueError(f"`out` must end in .csv, .jsonl or .json, got {os.fspath(out)!r}")
-        writer = _RowFile(out, plan.names, overwrite=overwrite, resume=resume)
+        writer = _RowFile(out, plan.names, overwrite=overwrite, resume=resume, metric=metric_name(machine))
     else:
         writer = None
     try:

@@ -331,7 +331,7 @@ class Certification(DecisionRows):
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        with _RowFile(path, self.names, overwrite=overwrite, kind="csv") as out:
+        with _RowFile(path, self.names, overwrite=overwrite, kind="csv", metric=self.metric) as out:
             for r in self.rows:
                 out.write(r)
 
@@ -340,7 +340,7 @@ class Certification(DecisionRows):
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        with _RowFile(path, self.names, overwrite=overwrite, kind="jsonl") as out:
+        with _RowFile(path, self.names, overwrite=overwrite, kind="jsonl", metric=self.metric) as out:
             for r in self.rows:
                 out.write(r)
             out.finish(self.to_dict())

@@ -133,3 +133,22 @@ def test_mesh_only_allocators_are_refused_with_those_that_run():
         certify(_jobs(0, 10), _graph(0), allocators=("mc1x1",))
     with pytest.raises(ValueError, match=r"'1d:gilbert:best-fit' has no meaning on the network"):
         certify(_jobs(0, 10), _graph(0), allocators=("1d:gilbert:best-fit",))
+
+
+@pytest.mark.parametrize("ext", ["csv", "jsonl"])
+def test_files_of_a_torus_record_the_metric_and_resume(tmp_path, ext):
+    from optalloc.sim import read_certification
+
+    machine = Machine((4, 3), torus=True)
+    jobs = _jobs(5, machine.size, count=8)
+    path = tmp_path / f"rows.{ext}"
+    c = certify(jobs, machine, out=path)
+    back = read_certification(path)
+    assert back.metric == "torus" and len(back) == len(c)
+    again = certify(jobs, machine, out=path, resume=True)
+    assert again.resumed == len(c) and [r.upper for r in again.rows] == [r.upper for r in c.rows]
+    with pytest.raises(ValueError, match="cannot resume"):
+        certify(jobs, Machine((4, 3)), allocators=c.names, driver=c.driver, out=path, resume=True)
+    mesh = tmp_path / f"mesh.{ext}"
+    certify(jobs, Machine((4, 3)), out=mesh)
+    assert read_certification(mesh).metric == "l1" and "metric" not in mesh.read_text().splitlines()[1]

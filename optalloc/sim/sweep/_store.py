@@ -33,7 +33,7 @@ _SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(Summary))
 _JOB_FIELDS = tuple(f.name for f in dataclasses.fields(JobRecord))
 #: Keys of a read_sweep row other than ``summary``: the first columns of its DataFrame.
 _FRAME_LABELS = ("index", "key", "sweep", "trace", "machine", "scheduler", "allocator", "seed", "spec", "status",
-                 "trace_report", "allocator_name", "wall_time", "finished_at", "error", "attempts")
+                 "trace_report", "allocator_name", "wall_time", "finished_at", "error", "attempts", "certification")
 #: Columns of ``summaries`` after the key.
 _RESULT_COLUMNS = (*_SUMMARY_FIELDS, "allocator_name", "trace_report", "wall_time", "finished_at")
 
