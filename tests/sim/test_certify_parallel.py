@@ -129,3 +129,21 @@ def test_states_of_one_key_have_one_optimum_at_random():
             opt = solve(machine, k, method="brute").objective
             assert seen.setdefault(canonical_key(m, free, k), opt) == opt
         assert len(seen) < 120  # some states met again up to symmetry
+
+
+def test_limits_report_their_brackets_and_which_limit(trace, plain):
+    """A run stopped by its total time limit keeps a bracket for every decision."""
+    c = certify(trace, "8x4", total_time_limit=1e-9)
+    assert c.termination == "total_time_limit" and len(c) == len(plain)
+    for r, p in zip(c.rows, plain.rows):
+        assert r.lower <= p.upper <= r.upper and r.status in ("optimal", "bracket")
+    assert "stopped at the total time limit" in c.table()
+    assert c.to_dict()["termination"] == "total_time_limit"
+    torus = read_swf(os.path.join(ROOT, "instances", "small.swf"), max_procs=20).head(12)
+    full = certify(torus, "5x4 torus", allocators=("gen-alg",))
+    short = certify(torus, "5x4 torus", allocators=("gen-alg",), time_limit=0.01)
+    assert full.termination == "optimal"
+    assert short.termination in ("optimal", "time_limit")  # "time_limit" unless every solve is quicker
+    assert (short.termination == "time_limit") == any(r.status == "time_limit" for r in short.rows)
+    for r, p in zip(short.rows, full.rows):
+        assert r.lower <= p.upper + 1e-9 <= r.upper + 2e-9
