@@ -119,8 +119,14 @@ def _solve_in_worker(state: State):
                                   time_limit=w["time_limit"], session=w["session"])
 
 
+_THREAD = threading.local()
+
+
 def _solve_on_dask(machine, state: State, exact, time_limit):
-    session = _WORKER.setdefault("dask_session", ksubset.ExactSession())
+    # one session per thread of a Dask worker: a session is not shared between threads
+    session = getattr(_THREAD, "session", None)
+    if session is None:
+        session = _THREAD.session = ksubset.ExactSession()
     return state.pos, solve_state(machine, state.free_ids, state.k, exact=exact, time_limit=time_limit,
                                   session=session)
 
