@@ -178,13 +178,13 @@ class StateSolver:
             self._run_local(states, handle, stop)
 
     def _run_local(self, states, handle, stop):
-        # fork when this process runs no other thread (a lock held by a thread while forking would stay
-        # held in the child), else a fork server; spawn where neither exists
-        methods = multiprocessing.get_all_start_methods()
-        if "fork" in methods and threading.active_count() == 1:
-            ctx = multiprocessing.get_context("fork")
+        # never a plain fork: the solver's own threads (HiGHS) do not survive one, and a child could wait
+        # forever on a lock one of them held; a fork server (its first child imports optalloc) or spawn
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["optalloc.sim"])
         else:
-            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+            ctx = multiprocessing.get_context("spawn")
         n = min(self.workers, len(states))
         with concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
                                                     initargs=(self.machine, self.exact, self.time_limit)) as pool:

@@ -152,3 +152,19 @@ def test_files_of_a_torus_record_the_metric_and_resume(tmp_path, ext):
     mesh = tmp_path / f"mesh.{ext}"
     certify(jobs, Machine((4, 3)), out=mesh)
     assert read_certification(mesh).metric == "l1" and "metric" not in mesh.read_text().splitlines()[1]
+
+
+def test_command_line_on_a_network_file_and_a_torus(tmp_path, capsys):
+    import json
+
+    from optalloc.cli import main
+
+    path = tmp_path / "ring.json"
+    path.write_text(json.dumps(nx.node_link_data(nx.cycle_graph(12), edges="links")))
+    assert main(["certify", "--machine", str(path), "--jobs", "15", "--json", "-q"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metric"] == "network" and out["machine"] == "network of 12 nodes" and out["violations"] == []
+    assert out["termination"] == "optimal" and out["allocators"][0] == "gen-alg"
+    assert main(["certify", "--machine", "4x4 torus", "--jobs", "10", "--workers", "2", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "gen-alg (driver)" in text and "on 4x4 torus" in text
