@@ -18,10 +18,10 @@ from optalloc import instance_path
 from optalloc.sim import (
     DEFAULT_ALLOCATORS,
     SCHEDULERS,
-    default_allocators,
-    default_driver,
     Trace,
     certify,
+    default_allocators,
+    default_driver,
     format_sweep,
     load_sweep,
     parse_allocator,

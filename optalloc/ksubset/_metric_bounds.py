@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["metric_lower_bound", "TRIANGLE_CHECK_MAX"]
+__all__ = ["TRIANGLE_CHECK_MAX", "metric_lower_bound"]
 
 #: Free nodes of a network up to which the triangle inequality is checked
 #: (O(n^3)) so that the Gen-Alg bound may be used.
@@ -110,7 +110,7 @@ def metric_lower_bound(machine, k) -> dict[str, float]:
     from ._metric import _gen_alg_rows, machine_problem
 
     if not isinstance(machine, Machine):
-        raise ValueError(f"`machine` must be a Machine, got {type(machine).__name__}")
+        raise ValueError(f"`machine` must be a Machine, got {type(machine).__name__}")  # noqa: TRY004
     D, ids, _, k = machine_problem(machine, k)
     out = {"neighbour": _neighbour(D, k)}
     if machine.is_grid:

@@ -18,9 +18,9 @@ import os
 import numpy as np
 import pytest
 
+from optalloc._progress import Progress
 from optalloc.ksubset import solve
 from optalloc.machine import Machine
-from optalloc._progress import Progress
 from optalloc.sim import Trace, canonical_key, certify, read_swf
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -14,7 +14,7 @@ import os
 import networkx as nx
 import pytest
 
-from optalloc.sim import certify, format_sweep, load_sweep, make_certify_sweep, read_swf, read_sweep, run_sweep
+from optalloc.sim import certify, format_sweep, load_sweep, make_certify_sweep, read_sweep, read_swf, run_sweep
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SMALL = os.path.join(ROOT, "instances", "small.swf")
