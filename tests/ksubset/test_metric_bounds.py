@@ -14,6 +14,8 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from optalloc.ksubset import gap, metric_lower_bound, solve
 from optalloc.machine import Machine, processors_per_node
@@ -114,3 +116,28 @@ def test_gap_on_a_machine_refuses_busy_nodes():
     m.allocate([3], owner=1)
     with pytest.raises(ValueError, match="node 3, which is not free"):
         gap(m, [0, 3])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_property_bounds_at_most_the_optimum_and_gen_alg_within_its_factor(data):
+    """Random small tori (wrap per axis) and machines with several processors
+    per node: every bound <= OPT <= Gen-Alg's W <= (2 - 2/k) OPT."""
+    shape = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    assume(2 <= math.prod(shape) <= 30)
+    torus = tuple(data.draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape))))
+    m = Machine(shape, torus=torus)
+    if data.draw(st.booleans()):
+        m = processors_per_node(m, data.draw(st.lists(st.integers(1, 3), min_size=m.size, max_size=m.size)))
+        assume(m.size <= 30)
+    busy = data.draw(st.lists(st.booleans(), min_size=m.size, max_size=m.size))
+    if 0 < sum(busy) < m.size - 1:
+        m.allocate(np.flatnonzero(busy), owner=-2)
+    n = m.n_free
+    k = data.draw(st.integers(1, n))
+    assume(math.comb(n, k) <= 20000)
+    opt = solve(m, k, method="brute").objective
+    for name, b in metric_lower_bound(m, k).items():
+        assert b <= opt + 1e-9, (m.describe(), k, name, b, opt)
+    ga = solve(m, k, method="gen-alg").objective
+    assert opt - 1e-9 <= ga <= (2 - 2 / k if k > 2 else 1) * opt + 1e-9
