@@ -68,7 +68,7 @@ def _integral(machine) -> bool:
     return bool(np.all(D == np.round(D)))
 
 
-def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=None) -> Solved:
+def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=None, quick=False) -> Solved:
     """The optimum of k of the nodes ``free_ids`` of ``machine``, or a bracket.
 
     A mesh: :func:`optalloc.ksubset.exact` on the free points (with
@@ -77,6 +77,9 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
     network: ``ksubset.solve(machine, k, method="exact")`` in the
     machine's metric, or :func:`~optalloc.ksubset.metric_lower_bound`.
     A bound is rounded up to an integer where every distance is one.
+    ``quick`` (with ``exact=False``): the neighbour bound only, O(n^2),
+    which holds in every metric (for the states left when a run's total
+    time is spent).
     """
     t0 = time.perf_counter()
     free_ids = np.asarray(free_ids, dtype=np.int64)
@@ -94,10 +97,12 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
         lower = float(res.bound) if res.bound is not None else 0.0
         status = "time_limit" if res.termination == "time_limit" else "bracket"
     else:
-        if mesh:
+        if mesh and quick:
+            lower = ksubset.neighbour_bound(machine.coords[free_ids], k)
+        elif mesh:
             lower = max(ksubset.lower_bound(machine.coords[free_ids], k).values())
         else:
-            lower = max(ksubset.metric_lower_bound(_shadow(machine, free_ids), k).values())
+            lower = max(ksubset.metric_lower_bound(_shadow(machine, free_ids), k, quick=quick).values())
         status = "bracket"
     if _integral(machine):
         lower = float(math.ceil(lower - 1e-6))  # W is an integer
