@@ -67,8 +67,10 @@ def test_every_metric_bound_is_at_most_brute_force(seed):
             if k > n or math.comb(n, k) > 20000:
                 continue
             opt = solve(m, k, method="brute").objective
-            for name, b in metric_lower_bound(m, k).items():
+            bounds = metric_lower_bound(m, k)
+            for name, b in bounds.items():
                 assert b <= opt + 1e-9, (m.describe(), k, name, b, opt)
+            assert metric_lower_bound(m, k, quick=True) == {"neighbour": bounds["neighbour"]}
             checked += 1
     assert checked > 40
 
