@@ -39,6 +39,12 @@ FILES = {
     "out.csv": "already here\n",
     "good.toml": "[sweep]\nname = 'x'\ntraces = [{path = 'small.swf', limit = 5}]\nmachines = ['8x4']\n"
                  "allocators = ['mm']\n",
+    "ring.json": '{"directed": false, "multigraph": false, "graph": {}, "nodes": [{"id": "a"}, {"id": "b"}, '
+                 '{"id": "c"}, {"id": "d"}], "links": [{"source": "a", "target": "b"}, {"source": "b", "target": "c"}, '
+                 '{"source": "c", "target": "d"}, {"source": "d", "target": "a"}]}',
+    "labels.txt": "a\nzz\n",
+    "twice.txt": "a\na\n",
+    "torus-far.txt": "0 0\n9 9\n",
 }
 
 
@@ -124,7 +130,14 @@ CLI = [
     ("certify --time-limit 0", "--time-limit must be positive"),
     ("certify --time-limit abc", "--time-limit must be positive"),
     ("certify --no-exact --time-limit 5", "not with --no-exact"),
-    ("certify --machine '8x8 torus'", "must be a mesh"),
+    ("certify --machine '8x8 torus' --allocators mm,gen-alg", "'mm' has no meaning on the 8x8 torus"),
+    ("certify --machine '8x8 torus' --driver mc1x1", "allocators that run there: brute, exact, gen-alg"),
+    ("certify --machine ring.json --allocators 1d:gilbert:best-fit", "no meaning on the network of 4 nodes"),
+    ("certify --workers 0", "--workers must be at least 1"),
+    ("certify --total-time-limit -3", "--total-time-limit must be positive"),
+    ("gap --machine ring.json --chosen labels.txt", "'zz' is not a node label"),
+    ("gap --machine ring.json --chosen twice.txt", "a node is listed twice"),
+    ("gap --machine '8x8 torus' --chosen torus-far.txt", "not a node of the 8x8 torus"),
     ("certify --driver nonsense", "random[:seed=N]"),
     ("certify --allocators ,", "at least one allocator"),
     ("certify --resume", "--resume continues the file of --out"),
@@ -197,7 +210,10 @@ LIBRARY = [
     (lambda: certify(JOBS, "8x4", time_limit=-1), r"`time_limit` must be a positive number of seconds"),
     (lambda: certify(JOBS, "8x4", time_limit=math.nan), r"`time_limit` must be a positive number of seconds"),
     (lambda: certify(JOBS, "8x4", time_limit=1, exact=False), r"`time_limit` applies only with exact=True"),
-    (lambda: certify(JOBS, "4x4 torus"), r"`machine` must be a mesh"),
+    (lambda: certify(JOBS, "4x4 torus", allocators=["mc1x1"]), r"'mc1x1' has no meaning on the 4x4 torus.*gen-alg"),
+    (lambda: certify(JOBS, "8x4", workers=0), r"`workers` must be at least 1"),
+    (lambda: certify(JOBS, "8x4", total_time_limit=0), r"`total_time_limit` must be a positive number"),
+    (lambda: gap(parse_machine("4x4 torus"), [0, 99]), r"chosen"),
     (lambda: certify(JOBS, "8x4", allocators=["mm", "mm"]), r"lists 'mm' twice"),
     (lambda: map_tasks(np.ones((64, 64)), parse_machine("4x4")), r"64 tasks do not fit on 16 nodes"),
     (lambda: map_tasks(np.ones((4, 4)), parse_machine("4x4"), method="nope"), r"unknown method 'nope'"),

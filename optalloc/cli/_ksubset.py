@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 import numpy as np
 
@@ -186,12 +187,50 @@ def match_chosen(pts: np.ndarray, chosen: np.ndarray, path: str) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
+def chosen_nodes(machine, path: str) -> np.ndarray:
+    """Node ids of the ``--chosen`` file on a torus (one point per line) or a
+    network (one node label per line, as the graph file writes it)."""
+    if machine.is_grid:
+        pts = read_points(path)
+        if pts.shape[1] != machine.ndim:
+            raise UsageError(f"{path}: points have {pts.shape[1]} coordinates, the machine has {machine.ndim}")
+        try:
+            return machine.node_ids(pts)
+        except ValueError:
+            raise UsageError(f"{path}: a chosen point is not a node of the {machine.describe()}") from None
+    by_label = {str(label): i for i, label in enumerate(machine.labels)}
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            if text not in by_label:
+                raise UsageError(f"{path}: line {lineno}: {text!r} is not a node label of the {machine.describe()}")
+            out.append(by_label[text])
+    return np.array(out, dtype=np.int64)
+
+
 def cmd_gap(args) -> int:
     time_limit = parse_time_limit(args.time_limit, GAP_TIME_LIMIT)
+    machine = load_machine(args.machine) if args.machine is not None else None
+    if machine is not None and machine.kind != "mesh":
+        if not os.path.isfile(args.chosen):
+            raise UsageError(f"{args.chosen}: no such file")
+        ids = chosen_nodes(machine, args.chosen)
+        if len(set(ids.tolist())) != len(ids):
+            raise UsageError(f"{args.chosen}: a node is listed twice")
+        with progress_for(args, "gap") as progress:
+            rep = gap(machine, ids, time_limit=time_limit, progress=progress)
+        return print_gap(rep, args)
     pts, _ = load_instance(args)
     chosen = match_chosen(pts, read_points(args.chosen), args.chosen)
     with progress_for(args, "gap") as progress:
         rep = gap(pts, chosen, time_limit=time_limit, progress=progress)
+    return print_gap(rep, args)
+
+
+def print_gap(rep, args) -> int:
     if args.json:
         print_json(rep.to_dict())
         return EXIT_OK
@@ -203,6 +242,7 @@ def cmd_gap(args) -> int:
          f"between {fmt(rep.ratio_min)} and {fmt(rep.ratio_max)} (certified)"),
         ("reference", f"{rep.reference.method}: W = {fmt(rep.reference.objective)}"),
         ("bounds", ", ".join(f"{k} {fmt(v)}" for k, v in rep.bounds.items())),
+        *([("metric", f"{rep.metric} ({rep.machine})")] if rep.metric != "l1" else []),
         ("time", f"{rep.runtime:.4f} s"),
     ])
     return EXIT_OK
@@ -236,9 +276,12 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("gap", help="how far a given allocation is from optimal",
-                       description="Evaluate an allocation against the optimum or proven bounds.")
+                       description="Evaluate an allocation against the optimum or proven bounds, in the "
+                       "machine's own metric (L1 on a mesh or points, wrap distance on a torus, shortest "
+                       "paths on a network: --machine '8x8 torus', --machine net.graphml).")
     add_instance(p)
-    p.add_argument("--chosen", metavar="FILE", required=True, help="the allocation, as a points file")
+    p.add_argument("--chosen", metavar="FILE", required=True, help="the allocation, as a points file (on a "
+                   "network: one node label per line)")
     p.add_argument("--time-limit", metavar="S",
                    help=f"seconds for the exact solver on large instances (default {GAP_TIME_LIMIT:g}; "
                    "'none': no limit)")

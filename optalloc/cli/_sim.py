@@ -21,6 +21,8 @@ from optalloc.sim import (
     Trace,
     certify,
     check_allocator,
+    default_allocators,
+    default_driver,
     format_sweep,
     load_sweep,
     parse_allocator,
@@ -201,20 +203,30 @@ def cmd_certify(args) -> int:
         raise UsageError("--resume continues the --out file and --force replaces it: give one of them")
     check_out(args.out, args.force, exts=OUT_EXTS, resume=args.resume)
     check_out(args.plot, args.force, option="--plot", exts=(".png", ".svg", ".pdf"))
-    names = split_allocators(args.allocators) if args.allocators else list(DEFAULT_ALLOCATORS)
+    names = split_allocators(args.allocators) if args.allocators else list(default_allocators(machine))
     names = [seeded(n, args.seed) for n in names]
-    driver = seeded(args.driver, args.seed)
+    driver = seeded(args.driver if args.driver is not None else default_driver(machine), args.seed)
     for spec in [*names, driver]:
         parse_allocator(spec)  # unknown names: ValueError, exit 2, before any work
     time_limit = None if args.no_exact else parse_time_limit(args.time_limit, CERTIFY_TIME_LIMIT)
     if args.no_exact and args.time_limit is not None:
         raise UsageError("--time-limit applies to the exact solves: not with --no-exact")
+    try:
+        total = parse_time_limit(args.total_time_limit, None)
+    except UsageError as exc:
+        raise UsageError(str(exc).replace("--time-limit", "--total-time-limit", 1)) from None
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
     trace = load_trace(path, machine, args)
     with progress_for(args, "certify") as progress:
-        cert = certify(trace, machine, driver=driver, allocators=names, exact=not args.no_exact,
-                       time_limit=time_limit, scheduler=args.scheduler, progress=progress,
-                       kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
-                       resume=args.resume)
+        try:
+            cert = certify(trace, machine, driver=driver, allocators=names, exact=not args.no_exact,
+                           time_limit=time_limit, scheduler=args.scheduler, progress=progress,
+                           kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
+                           resume=args.resume, workers=args.workers, cluster=args.scheduler_address,
+                           total_time_limit=total)
+        except ImportError as exc:
+            raise UsageError(str(exc)) from None
     if args.plot:
         plot_gap_histogram(cert, path=args.plot, overwrite=args.force)
     bad = cert.check()
@@ -342,9 +354,10 @@ def register(sub) -> None:
                        "the bundled instances/small.swf on an 8x4 mesh.")
     p.add_argument("trace", metavar="TRACE", nargs="?", help="trace file (default: the bundled small.swf)")
     p.add_argument("--allocators", metavar="LIST",
-                   help="comma-separated allocators (default " + ",".join(DEFAULT_ALLOCATORS) + ")")
-    p.add_argument("--driver", default="mc1x1", metavar="SPEC", help="the allocator that places jobs "
-                   "(default mc1x1)")
+                   help="comma-separated allocators (default on a mesh " + ",".join(DEFAULT_ALLOCATORS) +
+                   "; on a torus or network those of them that run there)")
+    p.add_argument("--driver", metavar="SPEC", help="the allocator that places jobs "
+                   "(default mc1x1; gen-alg where mc1x1 does not run)")
     p.add_argument("--time-limit", metavar="S",
                    help=f"seconds per exact solve (default {CERTIFY_TIME_LIMIT:g}; 'none': no limit); a decision "
                    "that runs out keeps its certified bracket")
@@ -353,6 +366,12 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the --out file of an earlier, interrupted run (rows are written as they "
                    "are certified): its decisions are not solved again")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="solve the decisions' optima in N local processes (default 1)")
+    p.add_argument("--scheduler-address", metavar="tcp://HOST:PORT",
+                   help="solve the optima on this Dask scheduler's workers")
+    p.add_argument("--total-time-limit", metavar="S",
+                   help="seconds for the whole run: decisions not solved by then keep cheap bounds")
     add_run_options(p, machine_default="8x4")
     p.set_defaults(func=cmd_certify)
 

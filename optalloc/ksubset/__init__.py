@@ -33,7 +33,7 @@ same cut loop over the distance matrix, with the bounds that hold there);
 a network ``brute``, ``gen-alg`` and ``exact``.
 
 ``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
-bounds; ``gap`` certifies how far a given allocation is from optimal;
+bounds (``metric_lower_bound`` those that hold on a torus or network); ``gap`` certifies how far a given allocation is from optimal;
 ``profile_search`` is the exact search over column and row profiles that
 ``exact`` runs first on nearly full 2D free sets; ``box_optimum`` and
 ``cuboid_optimum`` are the optima of full 2D and 3D boxes (empty machines).
@@ -50,6 +50,7 @@ from ._gap import GapReport, gap
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
+from ._metric_bounds import metric_lower_bound
 from ._profile import profile_bound, profile_search
 from ._ptas import ptas
 from ._session import ExactSession
@@ -73,6 +74,7 @@ __all__ = [
     "ptas",
     "ExactSession",
     "lower_bound",
+    "metric_lower_bound",
     "neighbour_bound",
     "axis_bound",
     "town_bound",

@@ -52,6 +52,11 @@ class GapReport:
         Every lower bound computed, by name.
     runtime : float
         Seconds spent.
+    metric : str
+        The distance W is measured in: ``"l1"`` (points, meshes),
+        ``"torus"`` (wrap distance) or ``"network"`` (shortest paths).
+    machine : str or None
+        The machine's description when a Machine was given.
     """
 
     k: int
@@ -65,10 +70,13 @@ class GapReport:
     reference: Result
     bounds: dict = field(default_factory=dict)
     runtime: float = 0.0
+    metric: str = "l1"
+    machine: str | None = None
 
     def to_dict(self) -> dict:
         out = {name: getattr(self, name) for name in
-               ("k", "objective", "average", "lower", "upper", "optimal", "ratio_max", "ratio_min", "runtime")}
+               ("k", "objective", "average", "lower", "upper", "optimal", "ratio_max", "ratio_min", "runtime",
+                "metric", "machine")}
         if not math.isfinite(out["ratio_max"]):
             out["ratio_max"] = None
         out["bounds"] = dict(self.bounds)
@@ -94,12 +102,21 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT, progres
     neighbour bound (which dominates k/2 times the shortest star) and the
     per-axis one-dimensional bound is the lower side.
 
+    On a :class:`~optalloc.machine.Machine` the allocation is given by node
+    ids: a mesh runs the above on its free points; on a torus or a network
+    W is the machine's own distance, the reference is
+    ``solve(machine, k, method="brute")`` when at most ``brute_limit``
+    subsets, else ``method="exact"`` within ``time_limit``, and the lower
+    side is the largest of its proven bound and
+    :func:`metric_lower_bound` (bounds that hold in that metric only).
+
     Parameters
     ----------
-    points : array_like, shape (n, d)
-        Free processors.
+    points : array_like, shape (n, d), or Machine
+        Free processors, or a machine (its free nodes).
     chosen : array_like of int
-        Indices (rows of ``points``) of the allocation, distinct.
+        Indices (rows of ``points``) of the allocation, distinct; node ids
+        (free nodes) on a Machine.
     time_limit : float or None, optional
         Seconds for the exact solver (default 10; None for no limit).
     brute_limit : int, optional
@@ -121,6 +138,9 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT, progres
     (20.0, 4.0, True, 5.0)
     """
     start = time.perf_counter()
+    if _is_machine(points):
+        return _machine_gap(points, chosen, time_limit=time_limit, brute_limit=brute_limit, progress=progress,
+                            start=start)
     pts = validate_points(points)
     n, d = pts.shape
     try:
@@ -183,6 +203,59 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT, progres
         bounds=bounds,
         runtime=time.perf_counter() - start,
     )
+
+
+def _is_machine(obj) -> bool:
+    from ..machine import Machine
+
+    return isinstance(obj, Machine)
+
+
+def _machine_gap(machine, chosen, *, time_limit, brute_limit, progress, start) -> GapReport:
+    """:func:`gap` on a Machine: ``chosen`` are free node ids."""
+    from dataclasses import replace
+
+    from ._metric_bounds import metric_lower_bound
+    from ._solve import solve
+
+    try:
+        ids = machine.check_nodes(chosen, name="chosen")
+    except ValueError as exc:
+        raise ValueError(str(exc).splitlines()[0]) from None
+    if len(ids) == 0:
+        raise ValueError("`chosen` is empty")
+    busy = ids[~machine.free[ids]]
+    if len(busy):
+        raise ValueError(f"`chosen` holds node {int(busy[0])}, which is not free")
+    free = machine.free_ids()
+    if machine.kind == "mesh":
+        rows = np.searchsorted(free, ids)
+        rep = gap(machine.free_points(), rows, time_limit=time_limit, brute_limit=brute_limit, progress=progress)
+        return replace(rep, machine=machine.describe(), runtime=time.perf_counter() - start)
+    time_limit = validate_positive(time_limit, "time_limit")
+    check_progress(progress)
+    k = len(ids)
+    objective = float(np.asarray(machine.distances(ids)).sum() / 2.0)
+    bounds: dict[str, float] = {}
+    if math.comb(len(free), k) <= brute_limit:
+        ref = solve(machine, k, method="brute")
+        lower = upper = float(ref.objective)
+        bounds["exact"] = lower
+    else:
+        bounds.update(metric_lower_bound(machine, k))
+        ref = solve(machine, k, method="exact", time_limit=time_limit)
+        if ref.bound is not None:
+            bounds["exact"] = float(ref.bound)
+        lower = max(bounds.values())
+        if is_integral(np.asarray(machine.distances(free))):
+            lower = math.ceil(lower - 1e-9 * max(1.0, lower))
+        upper = min(float(ref.objective), objective)
+        lower = min(float(lower), upper)
+    pairs = k * (k - 1) / 2
+    return GapReport(k=k, objective=objective, average=objective / pairs if pairs else 0.0, lower=float(lower),
+                     upper=float(upper), optimal=bool(lower >= upper), ratio_max=_ratio(objective, lower),
+                     ratio_min=_ratio(objective, upper), reference=ref, bounds=bounds,
+                     runtime=time.perf_counter() - start, metric=machine.kind, machine=machine.describe())
 
 
 __all__ = ["gap", "GapReport", "GAP_BRUTE_LIMIT"]

@@ -39,8 +39,9 @@ situation/decision comparisons and gap certification.
 
 ``certify`` runs that comparison (Bender et al. 2005, Table 1): one
 allocator drives, the others are evaluated on the same free sets, and the
-exact optimum of every decision (:func:`optalloc.ksubset.exact`, one
-cache for the run) certifies each allocator's ratio; ``Certification``
+exact optimum of every decision (in the machine's metric: a mesh, a
+torus or a network; each state solved once up to symmetry, here, in local
+processes or on Dask) certifies each allocator's ratio; ``Certification``
 holds the per-decision rows and summaries, and ``read_certification``
 reads its CSV or JSON-lines file back.  ``plot_machine``,
 ``plot_gap_histogram``, ``plot_improvement_by_size`` and ``plot_sweep``
@@ -66,7 +67,8 @@ from ._allocators import (
     RandomAllocator,
     parse_allocator,
 )
-from ._certify import DEFAULT_ALLOCATORS, certify
+from ._canonical import canonical_key
+from ._certify import DEFAULT_ALLOCATORS, certify, default_allocators, default_driver
 from ._certify_read import CertificationFile, read_certification
 from ._certify_result import AllocatorSummary, Certification, SizeSummary
 from ._cplant import (
@@ -115,6 +117,7 @@ from .sweep import (
     SweepReport,
     format_sweep,
     load_sweep,
+    make_certify_sweep,
     make_sweep,
     read_jobs,
     read_sweep,
@@ -178,10 +181,13 @@ __all__ = [
     "TraceReport",
     "allocation_metrics",
     "bounding_cube",
+    "canonical_key",
     "certify",
     "check_allocator",
     "components",
     "copy_stride",
+    "default_allocators",
+    "default_driver",
     "dragonfly_layout",
     "fair_start_summary",
     "fair_start_time",
@@ -191,6 +197,7 @@ __all__ = [
     "load_sweep",
     "locality_context",
     "locality_summary",
+    "make_certify_sweep",
     "make_scheduler",
     "make_sweep",
     "min_bounding_cube",

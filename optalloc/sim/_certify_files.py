@@ -4,7 +4,9 @@
 so that a run cut short keeps what it did, and reads an earlier file back
 (:class:`_Stored` rows) to resume it.  The columns: index, job id, time,
 k, free nodes, the bracket [lower, upper], status, best allocators,
-cached, exact seconds, then W, ratio_low and ratio_high of each allocator.
+cached, exact seconds, then W, ratio_low and ratio_high of each allocator,
+and on a torus or network the metric (``"torus"``, ``"network"``; a JSON
+line has a ``"metric"`` key): a mesh's files keep the layout they had.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ def _open_new(path, overwrite):
     return open(path, "w", encoding="utf-8", newline="")
 
 
-def _csv_head(names) -> list[str]:
+def _csv_head(names, metric="l1") -> list[str]:
     head = ["index", "job_id", "time", "k", "n_free", "lower", "upper", "status", "best", "cached",
             "exact_seconds"]
     for n in names:
         head += [f"W[{n}]", f"ratio_low[{n}]", f"ratio_high[{n}]"]
+    if metric != "l1":  # a torus or a network: every row says so (mesh files keep their layout)
+        head.append("metric")
     return head
 
 
@@ -55,8 +59,8 @@ class _RowFile:
     dropped, and new rows are appended.
     """
 
-    def __init__(self, path, names, *, overwrite=False, resume=False, kind=None):
-        self.path, self.names = os.fspath(path), tuple(names)
+    def __init__(self, path, names, *, overwrite=False, resume=False, kind=None, metric="l1"):
+        self.path, self.names, self.metric = os.fspath(path), tuple(names), metric
         if kind is None:
             kind = "csv" if self.path.lower().endswith(".csv") else "jsonl"
         self.kind = kind
@@ -72,7 +76,7 @@ class _RowFile:
             self.fh = _open_new(self.path, overwrite)
         self.csv = csv.writer(self.fh) if kind == "csv" else None
         if self.csv is not None and not self.stored and self.fh.tell() == 0:
-            self.csv.writerow(_csv_head(self.names))
+            self.csv.writerow(_csv_head(self.names, self.metric))
             self.fh.flush()
 
     def _read_back(self) -> int:
@@ -90,8 +94,8 @@ class _RowFile:
             if not lines:
                 return 0
             rows = list(csv.reader(lines))
-            if rows[0] != _csv_head(self.names):
-                raise ValueError(f"{what}: its columns are not those of this run (other allocators?)")
+            if rows[0] != _csv_head(self.names, self.metric):
+                raise ValueError(f"{what}: its columns are not those of this run (other allocators or machine?)")
             for cells in rows[1:]:
                 rec = dict(zip(rows[0], cells))
                 try:
@@ -113,6 +117,8 @@ class _RowFile:
             try:
                 if list(rec["W"]) != list(self.names):
                     raise ValueError(f"{what}: its allocators are not those of this run")
+                if rec.get("metric", "l1") != self.metric:
+                    raise ValueError(f"{what}: its metric is {rec.get('metric', 'l1')!r}, this run's {self.metric!r}")
                 self.stored[int(rec["index"])] = _Stored(
                     int(rec["k"]), int(rec["n_free"]), tuple(float(rec["W"][n]) for n in self.names),
                     float(rec["lower"]), float(rec["upper"]), rec["status"], float(rec["exact_seconds"]),
@@ -131,9 +137,14 @@ class _RowFile:
                    " ".join(r.best(self.names)), int(r.cached), f"{r.exact_seconds:.6f}"]
             for wv, (lo, hi) in zip(r.W, r.ratios()):
                 row += [wv, lo, hi]
+            if self.metric != "l1":
+                row.append(self.metric)
             self.csv.writerow(row)
         else:
-            self.fh.write(json.dumps(_row_dict(r, self.names)) + "\n")
+            rec = _row_dict(r, self.names)
+            if self.metric != "l1":
+                rec["metric"] = self.metric
+            self.fh.write(json.dumps(rec) + "\n")
         self.fh.flush()
 
     def finish(self, summary: dict) -> None:

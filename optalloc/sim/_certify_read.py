@@ -35,6 +35,9 @@ class CertificationFile(DecisionRows):
     driver, machine, scheduler : str or None
         From the summary line that ends a JSON-lines file of a finished
         run; None for a CSV file or an interrupted run.
+    metric : str
+        ``"l1"`` (a mesh), ``"torus"`` or ``"network"``: the distance of W
+        (the rows of a torus or network say so).
     """
 
     path: str
@@ -43,6 +46,7 @@ class CertificationFile(DecisionRows):
     driver: str | None = None
     machine: str | None = None
     scheduler: str | None = None
+    metric: str = "l1"
 
 
 
@@ -104,6 +108,9 @@ def _read_csv(path, lines, last) -> CertificationFile:
     head = table[0]
     names = tuple(c[2:-1] for c in head if c.startswith("W[") and c.endswith("]"))
     want = list(_HEAD) + [f"{what}[{n}]" for n in names for what in ("W", "ratio_low", "ratio_high")]
+    has_metric = head[-1:] == ["metric"]
+    if has_metric:
+        want.append("metric")
     if not names or head != want:
         raise ValueError(f"{path}: line 1 is not the head of a certification CSV file")
     rows = []
@@ -114,7 +121,10 @@ def _read_csv(path, lines, last) -> CertificationFile:
             rows.append(_csv_row(path, len(table) + 1, head, next(csv.reader([last])), names))
         except ValueError:
             pass
-    return CertificationFile(path, names, tuple(rows))
+    metric = "l1"
+    if has_metric and len(table) > 1:
+        metric = table[1][-1]
+    return CertificationFile(path, names, tuple(rows), metric=metric)
 
 
 def _csv_row(path, lineno, head, cells, names) -> DecisionRow:
@@ -129,7 +139,7 @@ def _csv_row(path, lineno, head, cells, names) -> DecisionRow:
 
 
 def _read_jsonl(path, lines, last) -> CertificationFile:
-    names, rows, summary = None, [], {}
+    names, rows, summary, metric = None, [], {}, "l1"
     items = [(i, line, False) for i, line in enumerate(lines, 1)]
     if last is not None:
         items.append((len(lines) + 1, last, True))
@@ -151,10 +161,11 @@ def _read_jsonl(path, lines, last) -> CertificationFile:
             raise ValueError(f"{path}: line {lineno} is not a decision row") from None
         if names is None:
             names = here
+            metric = rec.get("metric", "l1")
         elif here != names:
             raise ValueError(f"{path}: line {lineno} compares other allocators than the lines before")
         rows.append(row)
     if names is None:
         raise ValueError(f"{path}: no decision rows")
     return CertificationFile(path, names, tuple(rows), summary.get("driver"), summary.get("machine"),
-                             summary.get("scheduler"))
+                             summary.get("scheduler"), summary.get("metric", metric))

@@ -123,6 +123,21 @@ class Certification(DecisionRows):
     resumed : int
         Decisions whose bounds were read back from the file of an earlier
         run (``certify(..., resume=True)``) instead of being solved.
+    symmetry_hits : int
+        Decisions answered by an earlier one whose free set is its image
+        under a symmetry of the metric (translate, reflection, rotation
+        around a torus).
+    metric : str
+        ``"l1"`` (mesh), ``"torus"`` or ``"network"``: the distance of W.
+    termination : str
+        Why the run stopped where it did: ``"optimal"`` (every decision
+        proven), ``"time_limit"`` (some exact solves stopped at
+        ``time_limit``; their rows hold the bracket they proved),
+        ``"total_time_limit"`` (the run's ``total_time_limit`` was spent;
+        the decisions not solved by then hold cheap bounds), ``"bounds"``
+        (``exact=False``) or ``"bracket"`` (a solver stopped otherwise).
+    total_time_limit : float or None
+        Seconds for the whole run.
     """
 
     rows: tuple
@@ -136,6 +151,17 @@ class Certification(DecisionRows):
     compare_seconds: float = 0.0
     runtime: float = field(default=0.0, compare=False)
     resumed: int = 0
+    symmetry_hits: int = 0
+    metric: str = "l1"
+    termination: str = "optimal"
+    total_time_limit: float | None = None
+
+    @property
+    def mean_gap(self) -> float:
+        """Mean over the decisions of the certified gap (upper - lower) / upper
+        (0 where proven)."""
+        gaps = [(r.upper - r.lower) / r.upper if r.upper > 0 else 0.0 for r in self.rows]
+        return float(np.mean(gaps)) if gaps else 0.0
 
 
     # ------------------------------------------------------------ summaries
@@ -226,12 +252,17 @@ class Certification(DecisionRows):
                          f"{100 * s.share_best:.1f}%", f"{s.mean_W:.2f}"))
         lines = text_table(head, body).split("\n")
         n = len(self.rows)
+        sym = f", {self.symmetry_hits} symmetric" if self.symmetry_hits else ""
+        gap = f", mean gap {100 * self.mean_gap:.3f}%" if self.n_proven < n else ""
         if self.exact:
-            lines.append(f"exact optimum: {self.n_proven}/{n} decisions proven, {self.cache_hits} cache hits, "
-                         f"{self.exact_seconds:.2f} s" + (f" ({self.resumed} read back from the resumed file)"
-                                                         if self.resumed else ""))
+            lines.append(f"exact optimum: {self.n_proven}/{n} decisions proven{gap}, {self.cache_hits} cache hits"
+                         f"{sym}, {self.exact_seconds:.2f} s" + (f" ({self.resumed} read back from the resumed file)"
+                                                                 if self.resumed else ""))
         else:
-            lines.append(f"cheap bounds only: {self.n_proven}/{n} decisions proven")
+            lines.append(f"cheap bounds only: {self.n_proven}/{n} decisions proven{gap}")
+        if self.termination == "total_time_limit":
+            lines.append(f"stopped at the total time limit of {self.total_time_limit:g} s: the decisions not "
+                         "solved by then hold cheap bounds")
         lines.append(f"total time: {self.runtime:.2f} s on {self.simulation.machine}, "
                      f"scheduler {self.simulation.scheduler}")
         return "\n".join(lines)
@@ -239,6 +270,8 @@ class Certification(DecisionRows):
     def to_dict(self) -> dict:
         """Everything but the rows, JSON-ready."""
         return {"driver": self.driver, "allocators": list(self.names), "machine": self.simulation.machine,
+                "metric": self.metric, "termination": self.termination, "mean_gap": self.mean_gap,
+                "symmetry_hits": self.symmetry_hits, "total_time_limit": self.total_time_limit,
                 "scheduler": self.simulation.scheduler, "decisions": len(self.rows),
                 "proven": self.n_proven, "exact": self.exact, "time_limit": self.time_limit,
                 "cache_hits": self.cache_hits, "resumed": self.resumed, "exact_seconds": self.exact_seconds,
@@ -298,7 +331,7 @@ class Certification(DecisionRows):
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        with _RowFile(path, self.names, overwrite=overwrite, kind="csv") as out:
+        with _RowFile(path, self.names, overwrite=overwrite, kind="csv", metric=self.metric) as out:
             for r in self.rows:
                 out.write(r)
 
@@ -307,7 +340,7 @@ class Certification(DecisionRows):
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        with _RowFile(path, self.names, overwrite=overwrite, kind="jsonl") as out:
+        with _RowFile(path, self.names, overwrite=overwrite, kind="jsonl", metric=self.metric) as out:
             for r in self.rows:
                 out.write(r)
             out.finish(self.to_dict())

@@ -8,6 +8,10 @@ MC1x1 searched by Johnson, Bunde and Leung (sec. III, Figs. 8 and 15).
 - :func:`load_sweep` reads a TOML file, :func:`make_sweep` builds the same
   from Python values; both check everything (keys, files, machines,
   schedulers, allocators) before anything runs.
+- A sweep of kind ``"certify"`` (:func:`make_certify_sweep`, or
+  ``kind = "certify"`` in the TOML file) runs :func:`certify` over traces x
+  machines (tori and networks too) x schedulers x drivers, into the same
+  store (``_certify_kind``).
 - :func:`run_sweep` runs the configurations not yet in the database, in
   local processes (default), in this process (``workers=1``) or on a Dask
   cluster (``scheduler="tcp://HOST:PORT"``).  Only the calling process
@@ -30,6 +34,7 @@ writing and reading back), ``_worker`` (simulating one configuration),
 ``_report`` (the run report and the results table).
 """
 
+from ._certify_kind import make_certify_sweep
 from ._report import SweepReport, format_sweep
 from ._run import run_sweep
 from ._spec import Configuration, SweepConfig, make_sweep
@@ -42,6 +47,7 @@ __all__ = [
     "SweepReport",
     "format_sweep",
     "load_sweep",
+    "make_certify_sweep",
     "make_sweep",
     "read_jobs",
     "read_sweep",

@@ -65,7 +65,10 @@ def format_sweep(rows) -> str:
     """A text table of :func:`read_sweep` rows: configuration and key results.
 
     Columns: index, trace, machine, scheduler, allocator, seed, status,
-    mean wait, utilisation, mean average pairwise L1, tie share.
+    mean wait, utilisation, mean average pairwise L1, tie share; for a
+    sweep of certifications: index, trace, machine, scheduler, driver,
+    status, metric, decisions proven, mean gap, termination, mean W of the
+    driver.
 
     Examples
     --------
@@ -74,11 +77,22 @@ def format_sweep(rows) -> str:
     #  trace  machine  scheduler  allocator  seed  status   mean_wait  util  mean_avg_l1  tie_share
     0  t.swf  8x4      easy       mm         -     pending  -          -     -            -
     """
+    certify = any(r.get("certification") or (r.get("spec") or {}).get("kind") == "certify" for r in rows)
     head = ["#", "trace", "machine", "scheduler", "allocator", "seed", "status", "mean_wait", "util",
             "mean_avg_l1", "tie_share"]
+    if certify:  # a sweep of certifications: the driver, then what was proven
+        head = ["#", "trace", "machine", "scheduler", "driver", "status", "metric", "proven", "mean_gap",
+                "termination", "mean_W"]
     body = []
     for r in rows:
         s = r.get("summary") or {}
+        if certify:
+            c = r.get("certification") or {}
+            proven = f"{c['proven']}/{c['decisions']}" if c else "-"
+            gap = f"{100 * c['mean_gap']:.3f}%" if c else "-"
+            body.append([str(r["index"]), r["trace"], r["machine"], r["scheduler"], r["allocator"], r["status"],
+                         c.get("metric", "-"), proven, gap, c.get("termination", "-"), _cell(s.get("mean_W"))])
+            continue
         body.append([str(r["index"]), r["trace"], r["machine"], r["scheduler"], r["allocator"], _cell(r["seed"]),
                       r["status"], _cell(s.get("mean_wait"), 6), _cell(s.get("utilisation")),
                       _cell(s.get("mean_avg_l1")), _cell(s.get("tie_share"))])

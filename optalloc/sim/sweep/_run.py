@@ -52,6 +52,10 @@ class _Progress:
             self.callback(self.done, self.total)
         if self.report is not None:
             extra = f": {out['error']}" if status == "failed" else ""
+            cert = out.get("certification")
+            if cert is not None:
+                extra = (f": {cert['proven']}/{cert['decisions']} decisions proven, mean gap "
+                         f"{100 * cert['mean_gap']:.3f}%, {cert['termination']}")
             seed = "" if cfg.seed is None else f" seed={cfg.seed}"
             self.report.track(self.done)
             self.report.write(f"[{self.done}/{self.total}] {status} {cfg.trace} {cfg.machine} {cfg.scheduler} "
@@ -207,7 +211,7 @@ def _run(config, db, executor, progress, t0):
         skipped = len(config) - len(todo)
         by_key = {c.key: c for c in todo}
         tasks = [{"key": c.key, "spec": c.spec, "allocator": c.allocator, "sha": c.spec["trace"]["sha256"],
-                  "job_records": config.job_records} for c in todo]
+                  "job_records": config.job_records, "machine": config._machines.get(c.key)} for c in todo]
         # no thread beside the forks of local workers (a lock held while forking stays held in the child)
         prog = _Progress(progress, config.name, len(config), skipped, len(todo), executor.describe(len(todo)),
                          heartbeat=not executor.forks(len(todo)))

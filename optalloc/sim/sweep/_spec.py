@@ -97,6 +97,7 @@ class SweepConfig:
     job_records: bool = False
     source: str = ""
     _traces: dict = field(default_factory=dict, repr=False, compare=False)
+    _machines: dict = field(default_factory=dict, repr=False, compare=False)  # network machines, by key
 
     def __len__(self) -> int:
         return len(self.configurations)

@@ -3,7 +3,10 @@
 Tables: ``sweep_meta`` (schema version), ``configurations`` (key,
 canonical JSON ``spec``, labels), ``summaries`` (key, one column per
 :class:`Summary` field, trace report, wall time, finish time), ``jobs``
-(per-job rows, key and job id) and ``failures`` (key, error, attempts).
+(per-job rows, key and job id), ``failures`` (key, error, attempts) and
+``certifications`` (key, metric, decisions, proven, mean gap,
+termination, exact seconds, and the certification's summary as JSON;
+sweeps of kind ``"certify"``).
 Only the calling process writes; each finished configuration is stored
 in one transaction, and the PRIMARY KEYs forbid a second copy.
 """
@@ -30,7 +33,7 @@ _SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(Summary))
 _JOB_FIELDS = tuple(f.name for f in dataclasses.fields(JobRecord))
 #: Keys of a read_sweep row other than ``summary``: the first columns of its DataFrame.
 _FRAME_LABELS = ("index", "key", "sweep", "trace", "machine", "scheduler", "allocator", "seed", "spec", "status",
-                 "trace_report", "allocator_name", "wall_time", "finished_at", "error", "attempts")
+                 "trace_report", "allocator_name", "wall_time", "finished_at", "error", "attempts", "certification")
 #: Columns of ``summaries`` after the key.
 _RESULT_COLUMNS = (*_SUMMARY_FIELDS, "allocator_name", "trace_report", "wall_time", "finished_at")
 
@@ -45,7 +48,7 @@ def _q(name) -> str:
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def _connect(db, *, create):
@@ -95,6 +98,9 @@ def _init_schema(conn):
                      "PRIMARY KEY (key, job_id))")
         conn.execute("CREATE TABLE IF NOT EXISTS failures (key TEXT PRIMARY KEY REFERENCES configurations, "
                      "error TEXT NOT NULL, attempts INTEGER NOT NULL, failed_at TEXT)")
+        conn.execute("CREATE TABLE IF NOT EXISTS certifications (key TEXT PRIMARY KEY REFERENCES configurations, "
+                     "metric TEXT, decisions INTEGER, proven INTEGER, mean_gap REAL, termination TEXT, "
+                     "exact_seconds REAL, result TEXT NOT NULL)")
         have = {r[1] for r in conn.execute("PRAGMA table_info(summaries)")}
         for f in dataclasses.fields(Summary):  # a newer Summary field: add its column, old rows get NULL
             if f.name not in have:
@@ -147,6 +153,11 @@ def _write_result(conn, out) -> str:
                                                     out["wall_time"], _now()]
         conn.execute(f"INSERT INTO summaries (key, {', '.join(map(_q, _RESULT_COLUMNS))}) "
                      f"VALUES ({', '.join('?' * (len(_RESULT_COLUMNS) + 1))})", [key, *values])
+        cert = out.get("certification")
+        if cert is not None:
+            conn.execute("INSERT INTO certifications VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (key, cert["metric"], cert["decisions"], cert["proven"], cert["mean_gap"],
+                          cert["termination"], cert["exact_seconds"], json.dumps(cert)))
         if out.get("records") is not None:
             conn.executemany(f"INSERT INTO jobs (key, {', '.join(map(_q, _JOB_FIELDS))}) "
                              f"VALUES ({', '.join('?' * (len(_JOB_FIELDS) + 1))})", _job_rows(key, out["records"]))
@@ -186,12 +197,16 @@ def _row_dicts(conn, config_rows) -> list:
                  conn.execute(f"SELECT key, {', '.join(map(_q, _RESULT_COLUMNS))} FROM summaries")}
     failures = {key: (error, attempts) for key, error, attempts in
                 conn.execute("SELECT key, error, attempts FROM failures")}
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    certs = ({key: json.loads(result) for key, result in conn.execute("SELECT key, result FROM certifications")}
+             if "certifications" in have else {})
     out = []
     for c in config_rows:
         row = {"index": c.index, "key": c.key, "sweep": c.sweep, "trace": c.trace, "machine": c.machine,
                "scheduler": c.scheduler, "allocator": c.allocator, "seed": c.seed, "spec": json.loads(c.spec),
                "status": "pending", "summary": None, "trace_report": None, "allocator_name": None,
-               "wall_time": None, "finished_at": None, "error": None, "attempts": 0}
+               "wall_time": None, "finished_at": None, "error": None, "attempts": 0,
+               "certification": certs.get(c.key)}
         if c.key in summaries:
             stored = summaries[c.key]
             row.update(status="done", summary={n: stored[n] for n in _SUMMARY_FIELDS},
@@ -231,7 +246,9 @@ def read_sweep(db, config=None, *, as_frame=False):
         ``status`` (``"done"``, ``"failed"`` or ``"pending"``),
         ``summary`` (dict of :class:`Summary` fields, or None),
         ``trace_report``, ``allocator_name``, ``wall_time``,
-        ``finished_at``, ``error`` and ``attempts`` (failures).
+        ``finished_at``, ``error`` and ``attempts`` (failures), and
+        ``certification`` (the summary of a certify configuration, as
+        ``Certification.to_dict()`` gives it; None otherwise).
 
     Examples
     --------

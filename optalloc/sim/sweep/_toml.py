@@ -5,13 +5,17 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from ._certify_kind import make_certify_sweep
 from ._spec import SweepConfig, _check_keys, _fail, make_sweep
 from ._workload import WORKLOAD_KEYS
 
 __all__ = ["load_sweep"]
 
-_SWEEP_KEYS = ("name", "traces", "machines", "schedulers", "allocators", "seeds", "kill_at_estimate",
+_SWEEP_KEYS = ("name", "kind", "traces", "machines", "schedulers", "allocators", "seeds", "kill_at_estimate",
                "job_records", *WORKLOAD_KEYS)
+#: keys of a sweep of kind "certify" (``drivers`` is its grid axis; ``allocators`` the compared list)
+_CERTIFY_KEYS = ("name", "kind", "traces", "machines", "schedulers", "drivers", "allocators", "seeds",
+                 "kill_at_estimate", "exact", "time_limit", "total_time_limit")
 
 
 def load_sweep(path) -> SweepConfig:
@@ -55,6 +59,11 @@ def load_sweep(path) -> SweepConfig:
         allocator = "mc1x1"
         tie = [[2, 13, 20, 6], [3, 9, 3, 2]]
 
+    A sweep of certifications (:func:`make_certify_sweep`) says
+    ``kind = "certify"`` and lists ``drivers`` (its grid axis), the compared
+    ``allocators``, ``exact``, ``time_limit`` and ``total_time_limit``
+    instead of a grid.
+
     Examples
     --------
     >>> cfg = load_sweep("instances/sweep-example.toml")
@@ -79,11 +88,18 @@ def load_sweep(path) -> SweepConfig:
         raise ValueError(f"{path}: needs a [sweep] table")
     sweep = doc["sweep"]
     try:
-        _check_keys(sweep, _SWEEP_KEYS, "[sweep]")
+        kind = sweep.get("kind", "simulate") if isinstance(sweep, dict) else "simulate"
+        if kind not in ("simulate", "certify"):
+            _fail("[sweep]", f"`kind` must be 'simulate' or 'certify', got {kind!r}")
+        _check_keys(sweep, _CERTIFY_KEYS if kind == "certify" else _SWEEP_KEYS, "[sweep]")
         for req in ("traces", "machines"):
             if req not in sweep:
                 _fail("[sweep]", f"needs `{req}`")
-        return make_sweep(base_dir=path.parent, source=str(path), grid=doc.get("grid"),
-                          **{"name": path.stem, **sweep})
+        args = {"name": path.stem, **{k: v for k, v in sweep.items() if k != "kind"}}
+        if kind == "certify":
+            if "grid" in doc:
+                _fail("[grid]", "applies to simulate sweeps; a certify sweep lists its `drivers`")
+            return make_certify_sweep(base_dir=path.parent, source=str(path), **args)
+        return make_sweep(base_dir=path.parent, source=str(path), grid=doc.get("grid"), **args)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None

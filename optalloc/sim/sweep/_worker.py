@@ -1,4 +1,4 @@
-"""Simulating one configuration: what runs in a worker process or on a Dask worker.
+"""Simulating (or certifying) one configuration: what runs in a worker process or on a Dask worker.
 
 :func:`_run_config` never raises and returns plain data (a dict) for the
 calling process to store; the local and the Dask executors both call it
@@ -163,8 +163,13 @@ def _run_config(task, payload):
     t0 = time.perf_counter()
     spec = task["spec"]
     try:
-        machine = machine_of(spec["machine"])
+        if task.get("machine") is not None:  # a network, sent whole
+            machine = task["machine"].copy_empty()
+        else:
+            machine = machine_of(spec["machine"])
         trace = apply_workload(_load_trace(spec, payload, machine.size), spec)
+        if spec.get("kind") == "certify":
+            return _run_certify(task, spec, trace, machine, t0)
         res = simulate(trace, machine, scheduler=spec["scheduler"], allocator=task["allocator"],
                        kill_at_estimate=spec["kill_at_estimate"], rng=spec["seed"], **simulate_options(spec))
     except Exception as exc:  # noqa: BLE001 - reported and stored as a failure
@@ -174,4 +179,17 @@ def _run_config(task, payload):
     return {"key": task["key"], "summary": res.summary.to_dict(), "trace_report": res.trace_report.to_dict(),
             "allocator_name": res.allocator,
             "records": [r.to_dict() for r in res.records] if task["job_records"] else None,
+            "wall_time": time.perf_counter() - t0}
+
+
+def _run_certify(task, spec, trace, machine, t0):
+    """Certify one configuration of a sweep of kind ``"certify"``."""
+    from .._certify import certify
+
+    cert = certify(trace, machine, driver=spec["driver"], allocators=spec["allocators"], exact=spec["exact"],
+                   time_limit=spec["time_limit"], total_time_limit=spec["total_time_limit"],
+                   scheduler=spec["scheduler"], kill_at_estimate=spec["kill_at_estimate"])
+    sim = cert.simulation
+    return {"key": task["key"], "summary": sim.summary.to_dict(), "trace_report": sim.trace_report.to_dict(),
+            "allocator_name": cert.driver, "records": None, "certification": cert.to_dict(),
             "wall_time": time.perf_counter() - t0}

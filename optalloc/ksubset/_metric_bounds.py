@@ -1,0 +1,127 @@
+"""Cheap proven lower bounds on the k-subset optimum of a machine, in its own metric.
+
+On a torus or a network the distance is the machine's (wrap distance,
+shortest path, 0 between processors of one node), so the L1 bounds of
+:func:`lower_bound` do not apply (the optimal town and box bounds are
+above the optimum on small tori, where the wrap shortens distances).  The
+bounds here state the metrics they hold for:
+
+``neighbour`` (any symmetric distance matrix with a zero diagonal and no
+negative entry: L1, torus, network, several processors per node)
+    ``2 W(S)`` is the sum over s in S of the distances from s to the k
+    members of S (s itself at 0), which is at least f(s), the sum of the k
+    smallest distances from s to the free nodes.  So ``W(OPT) >= 1/2 *``
+    (the sum of the k smallest f).  It uses no triangle inequality and is 0
+    where k nodes share a distance of 0 (processors of one node); it
+    dominates ``C(k, 2)`` times the least positive distance when distinct
+    nodes are at positive distance.
+``axis`` (tori: every axis a line or a ring)
+    The torus distance is the sum over axes of the per-axis (wrap)
+    distance, so ``W(OPT) >= sum_a min_S W_a(S)``, each term a
+    one-dimensional instance (a ring of the axis' side where it wraps)
+    solved exactly by :func:`line`.
+``gen-alg`` (metrics: the triangle inequality must hold)
+    Gen-Alg's W divided by its factor 2 - 2/k (Krumke et al.), which holds
+    in any metric.  On a network the triangle inequality is checked on the
+    free nodes' distances first (a machine built from a distance matrix is
+    not checked when it is built); the bound is left out when it fails or
+    when there are more than ``TRIANGLE_CHECK_MAX`` free nodes.
+
+Each bound is tested against brute force on random small tori, random
+graphs and machines with several processors per node
+(``tests/ksubset/test_metric_bounds.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["TRIANGLE_CHECK_MAX", "metric_lower_bound"]
+
+#: Free nodes of a network up to which the triangle inequality is checked
+#: (O(n^3)) so that the Gen-Alg bound may be used.
+TRIANGLE_CHECK_MAX = 400
+
+
+def _neighbour(D: np.ndarray, k: int) -> float:
+    n = len(D)
+    part = np.partition(D, k - 1, axis=1)[:, :k] if k < n else D
+    f = part.sum(axis=1)
+    return 0.5 * float(np.partition(f, k - 1)[:k].sum())
+
+
+def _axis(machine, ids: np.ndarray, k: int) -> float:
+    from ._line import line
+
+    total = 0.0
+    coords = machine.coords[ids]
+    for a, (side, wrap) in enumerate(zip(machine.shape, machine.torus)):
+        x = coords[:, a].astype(float)
+        r = line(x, k, ring_length=float(side) if wrap and side > 2 else None)
+        total += float(r.objective)
+    return total
+
+
+def _is_metric(D: np.ndarray, tol: float = 1e-9) -> bool:
+    """The triangle inequality D[i, j] <= D[i, m] + D[m, j] for all i, j, m."""
+    for m in range(len(D)):
+        if np.any(D > D[:, m : m + 1] + D[m : m + 1, :] + tol * (1.0 + np.abs(D))):
+            return False
+    return True
+
+
+def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
+    """Cheap proven lower bounds on the optimum of k free nodes of ``machine``,
+    in the machine's own metric, by name (see the module notes for the
+    metrics each holds for).
+
+    On a mesh the bounds of :func:`lower_bound` apply to the free points;
+    this function serves tori and networks and returns only bounds that
+    hold there: ``neighbour`` always, ``axis`` on a torus, ``gen-alg`` where
+    the distances are known to be a metric.
+
+    Parameters
+    ----------
+    machine : Machine
+        Its free nodes are the candidates.
+    k : int
+        1 <= k <= number of free nodes.
+    quick : bool
+        Only the neighbour bound (O(n^2) for n free nodes): for many
+        states in little time.
+
+    Returns
+    -------
+    dict of str to float
+
+    Raises
+    ------
+    ValueError
+        ``machine`` is not a Machine, or k is out of range.
+
+    Examples
+    --------
+    >>> from optalloc.machine import Machine
+    >>> from optalloc.ksubset import metric_lower_bound, solve
+    >>> m = Machine((4, 4), torus=True)
+    >>> b = metric_lower_bound(m, 5)
+    >>> sorted(b), max(b.values()) <= solve(m, 5, method="brute").objective
+    (['axis', 'gen-alg', 'neighbour'], True)
+    """
+    from ..machine import Machine
+    from ._median import gen_alg_guarantee
+    from ._metric import _gen_alg_rows, machine_problem
+
+    if not isinstance(machine, Machine):
+        raise ValueError(f"`machine` must be a Machine, got {type(machine).__name__}")  # noqa: TRY004
+    inst = machine_problem(machine, k)
+    D, ids, k = inst.D, inst.ids, inst.k
+    out = {"neighbour": _neighbour(D, k)}
+    if quick:
+        return out
+    if machine.is_grid:
+        out["axis"] = _axis(machine, ids, k)
+    if k >= 2 and (machine.is_grid or (len(D) <= TRIANGLE_CHECK_MAX and _is_metric(D))):
+        _, _, w = _gen_alg_rows(D, k)
+        out["gen-alg"] = float(w) / gen_alg_guarantee(k)
+    return out

@@ -1,0 +1,234 @@
+"""The optimum of each certified decision: solved here, in local processes or on Dask.
+
+Once the driver has placed the jobs, the decisions of a certification are
+independent k-subset problems (a free set and a k).  :func:`solve_state`
+proves the optimum of one (or the bracket a time limit leaves);
+:class:`StateSolver` runs a list of them in this process, in ``workers``
+local processes, or on the workers of a Dask scheduler, and hands each
+result back as it comes.  Results depend on the state only, so the rows
+are the same wherever they were computed (the time a bracket took aside,
+and brackets left by a time limit, which depend on the machine's speed).
+
+Each process keeps one :class:`~optalloc.ksubset.ExactSession` for the
+meshes it solves (triangle cuts carried from state to state).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import multiprocessing
+import threading
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import ksubset
+
+__all__ = ["Solved", "StateSolver", "solve_state"]
+
+
+class State(NamedTuple):
+    """One problem to solve: its position in the list, free node ids and k."""
+
+    pos: int
+    free_ids: np.ndarray
+    k: int
+
+
+class Solved(NamedTuple):
+    """What is proven of the optimum of one state.
+
+    ``lower`` is a proven bound, ``upper`` the W of a set found (inf when
+    none was searched: cheap bounds only), ``status`` ``"optimal"``,
+    ``"time_limit"`` (a solve stopped by its limit) or ``"bracket"`` (cheap
+    bounds, or a solver error), ``seconds`` the time it took.
+    """
+
+    lower: float
+    upper: float
+    status: str
+    seconds: float
+
+
+def _shadow(machine, free_ids):
+    m = machine.copy_empty()
+    busy = np.ones(m.size, dtype=bool)
+    busy[np.asarray(free_ids, dtype=np.int64)] = False
+    if busy.any():
+        m.allocate(np.flatnonzero(busy), owner=-2)
+    return m
+
+
+def _integral(machine) -> bool:
+    if machine.is_grid:
+        return True
+    D = np.asarray(machine.distances())
+    return bool(np.all(D == np.round(D)))
+
+
+def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=None, quick=False) -> Solved:
+    """The optimum of k of the nodes ``free_ids`` of ``machine``, or a bracket.
+
+    A mesh: :func:`optalloc.ksubset.exact` on the free points (with
+    ``session`` as its warm start), or the bounds of
+    :func:`~optalloc.ksubset.lower_bound` without ``exact``.  A torus or a
+    network: ``ksubset.solve(machine, k, method="exact")`` in the
+    machine's metric, or :func:`~optalloc.ksubset.metric_lower_bound`.
+    A bound is rounded up to an integer where every distance is one.
+    ``quick`` (with ``exact=False``): the neighbour bound only, O(n^2),
+    which holds in every metric (for the states left when a run's total
+    time is spent).
+    """
+    t0 = time.perf_counter()
+    free_ids = np.asarray(free_ids, dtype=np.int64)
+    mesh = machine.kind == "mesh"
+    upper = math.inf
+    if exact:
+        if mesh:
+            res = ksubset.exact(machine.coords[free_ids], k, time_limit=time_limit, warm_start=session)
+        else:
+            res = ksubset.solve(_shadow(machine, free_ids), k, method="exact", time_limit=time_limit)
+        if res.status == "optimal":
+            v = float(res.objective)
+            return Solved(v, v, "optimal", time.perf_counter() - t0)
+        upper = float(res.objective) if res.objective is not None else math.inf
+        lower = float(res.bound) if res.bound is not None else 0.0
+        status = "time_limit" if res.termination == "time_limit" else "bracket"
+    else:
+        if mesh and quick:
+            lower = ksubset.neighbour_bound(machine.coords[free_ids], k)
+        elif mesh:
+            lower = max(ksubset.lower_bound(machine.coords[free_ids], k).values())
+        else:
+            lower = max(ksubset.metric_lower_bound(_shadow(machine, free_ids), k, quick=quick).values())
+        status = "bracket"
+    if _integral(machine):
+        lower = float(math.ceil(lower - 1e-6))  # W is an integer
+    return Solved(lower, upper, status, time.perf_counter() - t0)
+
+
+# ---------------------------------------------------------------- workers
+
+_WORKER: dict = {}
+
+
+def _init_worker(machine, exact, time_limit):
+    _WORKER.update(machine=machine, exact=exact, time_limit=time_limit, session=ksubset.ExactSession())
+
+
+def _solve_in_worker(state: State):
+    w = _WORKER
+    return state.pos, solve_state(w["machine"], state.free_ids, state.k, exact=w["exact"],
+                                  time_limit=w["time_limit"], session=w["session"])
+
+
+_THREAD = threading.local()
+
+
+def _solve_on_dask(machine, state: State, exact, time_limit):
+    # one session per thread of a Dask worker: a session is not shared between threads
+    session = getattr(_THREAD, "session", None)
+    if session is None:
+        session = _THREAD.session = ksubset.ExactSession()
+    return state.pos, solve_state(machine, state.free_ids, state.k, exact=exact, time_limit=time_limit,
+                                  session=session)
+
+
+class StateSolver:
+    """Solves states in this process (``workers=1``), in local processes, or on Dask.
+
+    Parameters
+    ----------
+    machine : Machine
+    exact : bool
+    time_limit : float or None
+        Seconds per exact solve.
+    workers : int
+        Local processes (1: this process, with one session for the run).
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address or client: the states run on its workers.
+    """
+
+    def __init__(self, machine, *, exact, time_limit, workers=1, scheduler=None):
+        self.machine, self.exact, self.time_limit = machine, exact, time_limit
+        self.workers, self.scheduler = workers, scheduler
+        self.session = ksubset.ExactSession() if exact and machine.kind == "mesh" else None
+
+    def describe(self) -> str:
+        if self.scheduler is not None:
+            return "on " + (self.scheduler if isinstance(self.scheduler, str) else "a Dask cluster")
+        return "in this process" if self.workers == 1 else f"on {self.workers} processes"
+
+    def one(self, free_ids, k) -> Solved:
+        """Solve one state here."""
+        return solve_state(self.machine, free_ids, k, exact=self.exact, time_limit=self.time_limit,
+                           session=self.session)
+
+    def run(self, states, handle, *, stop=None) -> None:
+        """Solve ``states`` (a list of :class:`State`), calling ``handle(pos,
+        solved)`` as each ends; ``stop()`` True stops sending new ones (those
+        not started are not handled)."""
+        if not states:
+            return
+        if self.scheduler is not None:
+            self._run_dask(states, handle, stop)
+        elif self.workers == 1 or len(states) == 1:
+            for s in states:
+                if stop is not None and stop():
+                    return
+                handle(s.pos, self.one(s.free_ids, s.k))
+        else:
+            self._run_local(states, handle, stop)
+
+    def _run_local(self, states, handle, stop):
+        # never a plain fork: the solver's own threads (HiGHS) do not survive one, and a child could wait
+        # forever on a lock one of them held; a fork server (its first child imports optalloc) or spawn
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["optalloc.sim"])
+        else:
+            ctx = multiprocessing.get_context("spawn")
+        n = min(self.workers, len(states))
+        with concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
+                                                    initargs=(self.machine, self.exact, self.time_limit)) as pool:
+            pending, it = set(), iter(states)
+            try:
+                while True:
+                    while len(pending) < 2 * n and not (stop is not None and stop()):
+                        s = next(it, None)
+                        if s is None:
+                            break
+                        pending.add(pool.submit(_solve_in_worker, s))
+                    if not pending:
+                        break
+                    done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                    for fut in done:
+                        handle(*fut.result())
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+
+    def _run_dask(self, states, handle, stop):
+        from .sweep._dask import _dask_client
+
+        dask = _dask_client(self.scheduler)
+        futures = []
+        try:
+            from distributed import as_completed
+
+            machine = dask.client.scatter(self.machine, broadcast=True, hash=False)
+            for s in states:
+                futures.append(dask.client.submit(_solve_on_dask, machine, s, self.exact, self.time_limit,
+                                                  pure=False))
+            for fut in as_completed(futures):
+                handle(*fut.result())
+                if stop is not None and stop():
+                    break
+        finally:
+            for fut in futures:
+                if not fut.done():
+                    fut.cancel()
+            if dask.owned:
+                dask.client.close()

@@ -1,0 +1,156 @@
+"""Certification on every machine: the metric, the allocators that fit, W.
+
+On a mesh the k-subset problem is min-sum-L1 on the free points, and the
+allocators run as in :func:`simulate`.  On a torus or a network the
+distance is the machine's own (wrap distance, shortest paths), so a
+certificate measures W there, and the k-subset allocators are run in that
+metric through ``optalloc.ksubset.solve(machine, k, method=...)``: a method
+``ksubset`` does not offer on the machine has no meaning there and is
+refused, with the list of those that run.  The guarantee of a method is
+used only when ``ksubset`` reports it for that machine (Gen-Alg's
+2 - 2/k holds in any metric); 1D and random allocators have none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ksubset
+from ._allocators import Allocation, Allocator, KSubsetAllocator, OneDAllocator, RandomAllocator, parse_allocator
+
+__all__ = ["default_allocators", "default_driver", "metric_name", "metric_weight"]
+
+#: Candidates for the default comparison, in order; each is kept on a machine
+#: when it runs there (see :func:`default_allocators`).
+_MESH_DEFAULTS = ("mm", "gen-alg", "mc1x1", "mm-inc", "1d:gilbert:best-fit")
+_NETWORK_DEFAULTS = ("gen-alg", "1d:network:best-fit")
+
+
+def metric_name(machine) -> str:
+    """``"l1"`` on a mesh, ``"torus"`` on a torus, ``"network"`` on a network."""
+    return "l1" if machine.kind == "mesh" else machine.kind
+
+
+def metric_weight(machine, nodes) -> float:
+    """W of a set of node ids in the machine's own metric (L1 on a mesh)."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    if len(nodes) < 2:
+        return 0.0
+    if machine.kind == "mesh":
+        return float(ksubset.weight(machine.coords[nodes]))
+    return float(np.asarray(machine.distances(nodes)).sum() / 2.0)
+
+
+class MetricAllocator(Allocator):
+    """A k-subset method run in a torus's or network's own metric
+    (``ksubset.solve(machine, k, method=...)``); its result's guarantee holds
+    in that metric."""
+
+    def __init__(self, base: KSubsetAllocator):
+        self.method, self.options, self.name = base.method, dict(base.options), base.name
+
+    def select(self, machine, k):
+        r = ksubset.solve(machine, k, method=self.method, **self.options)
+        return Allocation(np.asarray(r.indices, dtype=np.int64), r)
+
+    def __repr__(self):
+        return f"MetricAllocator({self.name!r})"
+
+
+def _runs_on(alloc, machine) -> str | None:
+    """None when ``alloc`` places a job of one node on ``machine``, else why not."""
+    try:
+        alloc.ordering(machine)
+        nodes = alloc.select(machine.copy_empty(), 1)
+        if isinstance(nodes, Allocation):
+            nodes = nodes.nodes
+        if len(np.asarray(nodes).reshape(-1)) != 1:
+            return "no allocation of one node"
+    except Exception as exc:  # noqa: BLE001 - any failure means it does not fit
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
+
+
+def _fitting(machine) -> list[str]:
+    """Allocator forms that run on ``machine`` (for messages)."""
+    out = []
+    for name in sorted(ksubset.METHODS):
+        if _runs_on(MetricAllocator(KSubsetAllocator(name)), machine) is None:
+            out.append(name)
+    out.append("random")
+    if _runs_on(parse_allocator("1d:gilbert:best-fit"), machine) is None:
+        out.append("1d:ORDER:STRATEGY")
+    return out
+
+
+def adapt(alloc: Allocator, machine, text: str) -> Allocator:
+    """The allocator as certification runs it on ``machine``; a one-line
+    ValueError naming the allocators that run there when it does not fit."""
+    if machine.kind == "mesh":
+        return alloc
+    if isinstance(alloc, KSubsetAllocator):
+        alloc = MetricAllocator(alloc)
+    if isinstance(alloc, (MetricAllocator, OneDAllocator, RandomAllocator)):
+        why = _runs_on(alloc, machine)
+        if why is not None:
+            raise ValueError(f"allocator {text!r} has no meaning on the {machine.describe()} ({why}); "
+                             f"allocators that run there: {', '.join(_fitting(machine))}")
+    return alloc
+
+
+def guarantee_of(alloc, result, machine):
+    """The guarantee of ``result`` that holds in the machine's metric, or None."""
+    if result is None:
+        return None
+    if machine.kind == "mesh" or isinstance(alloc, MetricAllocator):
+        return result.guarantee
+    return None
+
+
+def default_allocators(machine) -> tuple:
+    """The allocators :func:`certify` compares on ``machine`` by default.
+
+    A mesh: MM, Gen-Alg, MC1x1, MM+Inc and best fit along a generalised
+    Hilbert curve.  A torus: those of them that run in the torus metric
+    (Gen-Alg and the curve today).  A network: Gen-Alg, and best fit over a
+    network ordering when the allocators offer one, else random (seed 0).
+
+    Examples
+    --------
+    >>> from optalloc.machine import Machine
+    >>> default_allocators(Machine((8, 4)))
+    ('mm', 'gen-alg', 'mc1x1', 'mm-inc', '1d:gilbert:best-fit')
+    >>> "gen-alg" in default_allocators(Machine((8, 8), torus=True))
+    True
+    """
+    from ..machine import Machine, parse_machine
+
+    machine = machine if isinstance(machine, Machine) else parse_machine(machine)
+    if machine.kind == "mesh":
+        return _MESH_DEFAULTS
+    names = _MESH_DEFAULTS if machine.is_grid else _NETWORK_DEFAULTS
+    out = []
+    for text in names:
+        try:
+            adapt(parse_allocator(text), machine, text)
+        except ValueError:
+            continue
+        out.append(text)
+    if not machine.is_grid and len(out) < 2:
+        out.append("random:seed=0")
+    return tuple(out)
+
+
+def default_driver(machine) -> str:
+    """The allocator that places the jobs by default: MC1x1 where it runs
+    (meshes), else Gen-Alg."""
+    from ..machine import Machine, parse_machine
+
+    machine = machine if isinstance(machine, Machine) else parse_machine(machine)
+    if machine.kind == "mesh":
+        return "mc1x1"
+    try:
+        adapt(parse_allocator("mc1x1"), machine, "mc1x1")
+    except ValueError:
+        return "gen-alg"
+    return "mc1x1"

@@ -1,0 +1,149 @@
+"""Certification in parallel and with the symmetry cache: the same rows as one plain run.
+
+Ground truth: a serial run without any cache (every decision solved
+afresh); a run in two local processes, one on a Dask cluster and one with
+the repeat and symmetry caches give the same W, brackets and statuses.
+Symmetric states: ``canonical_key`` is the same for a free set and its
+images under translations, reflections, axis swaps (mesh) and rotations
+around the wrap (torus), and states with one key have one brute-force
+optimum.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+
+import numpy as np
+import pytest
+
+from optalloc._progress import Progress
+from optalloc.ksubset import solve
+from optalloc.machine import Machine
+from optalloc.sim import Trace, canonical_key, certify, read_swf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _key(c):
+    return [(r.index, r.job_id, r.k, r.n_free, r.W, r.lower, r.upper, r.status) for r in c.rows]
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return Trace(read_swf(os.path.join(ROOT, "instances", "small.swf")).jobs[:25], max_procs=32)
+
+
+@pytest.fixture(scope="module")
+def plain(trace):
+    return certify(trace, "8x4", cache=False)
+
+
+def test_two_processes_equal_the_serial_run(trace, plain, tmp_path):
+    out = tmp_path / "rows.jsonl"
+    par = certify(trace, "8x4", workers=2, out=out)
+    assert _key(par) == _key(plain)
+    assert par.cache_hits + par.symmetry_hits > 0
+    lines = out.read_text().splitlines()
+    assert [int(line.split('"index": ')[1].split(",")[0]) for line in lines[:-1]] == list(range(len(par)))
+
+
+@pytest.mark.slow
+def test_dask_equals_the_serial_run(trace, plain):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        c = certify(trace, "8x4", cluster=cluster.scheduler_address)
+    assert _key(c) == _key(plain)
+
+
+def test_torus_symmetry_cache_equals_solving_afresh():
+    jobs = read_swf(os.path.join(ROOT, "instances", "small.swf"), max_procs=16).head(30)
+    a = certify(jobs, "4x4 torus", allocators=("gen-alg",))
+    b = certify(jobs, "4x4 torus", allocators=("gen-alg",), cache=False)
+    assert _key(a) == _key(b)
+    assert a.symmetry_hits > 0 and b.symmetry_hits == b.cache_hits == 0
+
+
+def test_progress_shows_proven_decisions_and_the_mean_gap(trace):
+    log = io.StringIO()
+    with Progress(unit="decisions", label="certify", stream=log) as p:
+        certify(trace, "8x4", progress=p, time_limit=30)
+    assert "proven=25" in log.getvalue() and "mean_gap=0.000%" in log.getvalue()
+
+
+def _isometries(shape, torus):
+    """Maps of coordinate arrays that preserve the metric: axis swaps (equal
+    classes), reflections, translations or rotations."""
+    d = len(shape)
+    rng = np.random.default_rng(0)
+    for perm in itertools.permutations(range(d)):
+        if torus and any(shape[a] != shape[b] for a, b in zip(perm, range(d))):
+            continue
+        for flips in itertools.product((False, True), repeat=d):
+            shift = [int(rng.integers(0, s)) for s in shape]
+
+            def f(c, perm=perm, flips=flips, shift=shift):
+                c = c[:, list(perm)]
+                out = np.where(flips, -c, c) + shift
+                return out % np.asarray(shape) if torus else out - out.min(axis=0)
+
+            yield f
+
+
+@pytest.mark.parametrize(("shape", "torus"), [((5, 4), False), ((4, 4), True), ((3, 3, 3), True), ((4, 3, 2), False)])
+def test_canonical_key_is_shared_by_symmetric_states_with_one_optimum(shape, torus):
+    rng = np.random.default_rng(len(shape) + torus)
+    m = Machine(shape, torus=torus)
+    keys_optima = {}
+    for _ in range(6):
+        free = np.sort(rng.choice(m.size, size=int(rng.integers(4, m.size)), replace=False))
+        k = int(rng.integers(2, min(5, len(free)) + 1))
+        key = canonical_key(m, free, k)
+        for f in _isometries(shape, torus):
+            img = f(m.coords[free])
+            if (img >= np.asarray(shape)).any():
+                continue  # a mesh translate that leaves the box
+            ids = np.sort(m.node_ids(img))
+            assert canonical_key(m, ids, k) == key
+        machine = m.copy_empty()
+        machine.allocate(np.setdiff1d(np.arange(m.size), free), owner=-2)
+        opt = solve(machine, k, method="brute").objective
+        assert keys_optima.setdefault(key, opt) == opt
+
+
+def test_states_of_one_key_have_one_optimum_at_random():
+    """Over many random small states, equal keys never join different optima."""
+    rng = np.random.default_rng(9)
+    for shape, torus in (((3, 3), True), ((4, 2), False)):
+        m = Machine(shape, torus=torus)
+        seen = {}
+        for _ in range(120):
+            free = np.sort(rng.choice(m.size, size=int(rng.integers(3, m.size + 1)), replace=False))
+            k = int(rng.integers(2, min(4, len(free)) + 1))
+            machine = m.copy_empty()
+            busy = np.setdiff1d(np.arange(m.size), free)
+            if len(busy):
+                machine.allocate(busy, owner=-2)
+            opt = solve(machine, k, method="brute").objective
+            assert seen.setdefault(canonical_key(m, free, k), opt) == opt
+        assert len(seen) < 120  # some states met again up to symmetry
+
+
+def test_limits_report_their_brackets_and_which_limit(trace, plain):
+    """A run stopped by its total time limit keeps a bracket for every decision."""
+    c = certify(trace, "8x4", total_time_limit=1e-9)
+    assert c.termination == "total_time_limit" and len(c) == len(plain)
+    for r, p in zip(c.rows, plain.rows):
+        assert r.lower <= p.upper <= r.upper and r.status in ("optimal", "bracket")
+    assert "stopped at the total time limit" in c.table()
+    assert c.to_dict()["termination"] == "total_time_limit"
+    torus = read_swf(os.path.join(ROOT, "instances", "small.swf"), max_procs=20).head(12)
+    full = certify(torus, "5x4 torus", allocators=("gen-alg",))
+    short = certify(torus, "5x4 torus", allocators=("gen-alg",), time_limit=0.01)
+    assert full.termination == "optimal"
+    assert short.termination in ("optimal", "time_limit")  # "time_limit" unless every solve is quicker
+    assert (short.termination == "time_limit") == any(r.status == "time_limit" for r in short.rows)
+    for r, p in zip(short.rows, full.rows):
+        assert r.lower <= p.upper + 1e-9 <= r.upper + 2e-9
