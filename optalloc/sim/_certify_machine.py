@@ -16,14 +16,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ksubset
-from ._allocators import Allocation, Allocator, KSubsetAllocator, OneDAllocator, RandomAllocator, parse_allocator
+from ._allocators import Allocator, KSubsetAllocator, parse_allocator
+from ._netalloc import check_allocator
 
 __all__ = ["default_allocators", "default_driver", "metric_name", "metric_weight"]
 
 #: Candidates for the default comparison, in order; each is kept on a machine
 #: when it runs there (see :func:`default_allocators`).
 _MESH_DEFAULTS = ("mm", "gen-alg", "mc1x1", "mm-inc", "1d:gilbert:best-fit")
-_NETWORK_DEFAULTS = ("gen-alg", "1d:network:best-fit")
+_NETWORK_DEFAULTS = ("gen-alg", "1d:graph-greedy:best-fit")
 
 
 def metric_name(machine) -> str:
@@ -41,60 +42,13 @@ def metric_weight(machine, nodes) -> float:
     return float(np.asarray(machine.distances(nodes)).sum() / 2.0)
 
 
-class MetricAllocator(Allocator):
-    """A k-subset method run in a torus's or network's own metric
-    (``ksubset.solve(machine, k, method=...)``); its result's guarantee holds
-    in that metric."""
-
-    def __init__(self, base: KSubsetAllocator):
-        self.method, self.options, self.name = base.method, dict(base.options), base.name
-
-    def select(self, machine, k):
-        r = ksubset.solve(machine, k, method=self.method, **self.options)
-        return Allocation(np.asarray(r.indices, dtype=np.int64), r)
-
-    def __repr__(self):
-        return f"MetricAllocator({self.name!r})"
-
-
-def _runs_on(alloc, machine) -> str | None:
-    """None when ``alloc`` places a job of one node on ``machine``, else why not."""
-    try:
-        alloc.ordering(machine)
-        nodes = alloc.select(machine.copy_empty(), 1)
-        if isinstance(nodes, Allocation):
-            nodes = nodes.nodes
-        if len(np.asarray(nodes).reshape(-1)) != 1:
-            return "no allocation of one node"
-    except Exception as exc:  # noqa: BLE001 - any failure means it does not fit
-        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return None
-
-
-def _fitting(machine) -> list[str]:
-    """Allocator forms that run on ``machine`` (for messages)."""
-    out = []
-    for name in sorted(ksubset.METHODS):
-        if _runs_on(MetricAllocator(KSubsetAllocator(name)), machine) is None:
-            out.append(name)
-    out.append("random")
-    if _runs_on(parse_allocator("1d:gilbert:best-fit"), machine) is None:
-        out.append("1d:ORDER:STRATEGY")
-    return out
-
-
 def adapt(alloc: Allocator, machine, text: str) -> Allocator:
     """The allocator as certification runs it on ``machine``; a one-line
-    ValueError naming the allocators that run there when it does not fit."""
-    if machine.kind == "mesh":
-        return alloc
-    if isinstance(alloc, KSubsetAllocator):
-        alloc = MetricAllocator(alloc)
-    if isinstance(alloc, (MetricAllocator, OneDAllocator, RandomAllocator)):
-        why = _runs_on(alloc, machine)
-        if why is not None:
-            raise ValueError(f"allocator {text!r} has no meaning on the {machine.describe()} ({why}); "
-                             f"allocators that run there: {', '.join(_fitting(machine))}")
+    ValueError naming the allocators that fit when it does not
+    (:func:`~optalloc.sim.check_allocator`).  The k-subset allocators run
+    in the machine's own metric on a torus or network."""
+    del text  # the allocator's name is in the message
+    check_allocator(alloc, machine)
     return alloc
 
 
@@ -102,7 +56,7 @@ def guarantee_of(alloc, result, machine):
     """The guarantee of ``result`` that holds in the machine's metric, or None."""
     if result is None:
         return None
-    if machine.kind == "mesh" or isinstance(alloc, MetricAllocator):
+    if machine.kind == "mesh" or (isinstance(alloc, KSubsetAllocator) and not alloc.mesh_rules):
         return result.guarantee
     return None
 
@@ -110,10 +64,10 @@ def guarantee_of(alloc, result, machine):
 def default_allocators(machine) -> tuple:
     """The allocators :func:`certify` compares on ``machine`` by default.
 
-    A mesh: MM, Gen-Alg, MC1x1, MM+Inc and best fit along a generalised
-    Hilbert curve.  A torus: those of them that run in the torus metric
-    (Gen-Alg and the curve today).  A network: Gen-Alg, and best fit over a
-    network ordering when the allocators offer one, else random (seed 0).
+    A mesh or torus: MM, Gen-Alg, MC1x1, MM+Inc and best fit along a
+    generalised Hilbert curve (on a torus the k-subset methods use wrap
+    distances).  A network: Gen-Alg and best fit over a greedy network
+    ordering.
 
     Examples
     --------

@@ -82,8 +82,8 @@ def _driver_for(c, machine):
 def test_torus_certificates_match_brute_force(seed):
     machine = Machine((4, 3), torus=True)
     jobs = _jobs(seed, machine.size)
-    c = certify(jobs, machine, allocators=("gen-alg", "1d:gilbert:best-fit", "random:seed=1"))
-    assert c.metric == "torus" and c.driver == "gen-alg"
+    c = certify(jobs, machine, allocators=("gen-alg", "mm", "1d:gilbert:best-fit", "random:seed=1"))
+    assert c.metric == "torus" and c.driver == "mc1x1"
     assert _check_against_brute(c, jobs, machine) >= 8
     assert c.to_dict()["metric"] == "torus" and "4x3 torus" in c.to_dict()["machine"]
 
@@ -112,26 +112,30 @@ def test_processors_per_node_and_cheap_bounds():
 
 def test_guarantees_only_where_they_hold():
     machine = Machine((4, 4), torus=True)
-    c = certify(_jobs(4, 16), machine, allocators=("gen-alg", "1d:gilbert:best-fit"))
+    c = certify(_jobs(4, 16), machine, driver="gen-alg", allocators=("gen-alg", "1d:gilbert:best-fit", "mc1x1",
+                                                                      "mc1x1:tie_break=default"))
     for r in c.rows:
         assert r.guarantee[1] is None  # a curve: no guarantee
+        assert r.guarantee[3] is None  # tie-breaking keeps the mesh rules: its L1 figure does not hold here
         if r.k >= 2:
             assert r.guarantee[0] == pytest.approx(2 - 2 / r.k)
+            assert r.guarantee[2] == pytest.approx(2 * (2 - 2 / r.k))  # MC1x1 with wrap: d (2 - 2/k)
 
 
 def test_defaults_adapt_to_the_machine():
     assert default_driver(Machine((4, 4))) == "mc1x1"
-    assert default_driver(Machine((4, 4), torus=True)) == "gen-alg"
+    assert default_driver(Machine((4, 4), torus=True)) == "mc1x1"
+    assert default_driver(_graph(0)) == "gen-alg"
     torus = default_allocators(Machine((4, 4), torus=True))
-    assert "gen-alg" in torus and "mm" not in torus
+    assert torus == default_allocators(Machine((4, 4)))  # every default runs with wrap distances
     net = default_allocators(_graph(0))
     assert net[0] == "gen-alg" and len(net) >= 2
 
 
 def test_mesh_only_allocators_are_refused_with_those_that_run():
-    with pytest.raises(ValueError, match=r"'mc1x1' has no meaning on the network of 10 nodes.*gen-alg"):
+    with pytest.raises(ValueError, match=r"'mc1x1' does not fit a network of 10 nodes.*gen-alg"):
         certify(_jobs(0, 10), _graph(0), allocators=("mc1x1",))
-    with pytest.raises(ValueError, match=r"'1d:gilbert:best-fit' has no meaning on the network"):
+    with pytest.raises(ValueError, match=r"'1d:gilbert:best-fit' does not fit a network"):
         certify(_jobs(0, 10), _graph(0), allocators=("1d:gilbert:best-fit",))
 
 
@@ -167,4 +171,4 @@ def test_command_line_on_a_network_file_and_a_torus(tmp_path, capsys):
     assert out["termination"] == "optimal" and out["allocators"][0] == "gen-alg"
     assert main(["certify", "--machine", "4x4 torus", "--jobs", "10", "--workers", "2", "-q"]) == 0
     text = capsys.readouterr().out
-    assert "gen-alg (driver)" in text and "on 4x4 torus" in text
+    assert "mc1x1 (driver)" in text and "on 4x4 torus" in text

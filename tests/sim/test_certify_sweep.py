@@ -64,8 +64,8 @@ def test_certify_sweep_from_toml(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "match"), [
-    ('kind = "certify"\ndrivers = ["mm"]\nmachines = ["4x4 torus"]', r"drivers\[0\]: 'mm' on machine '4x4 torus'"),
-    ('kind = "certify"\nallocators = ["mc1x1"]\nmachines = ["4x4 torus"]', r"allocators\[0\].*no meaning"),
+    ('kind = "certify"\ndrivers = ["ptas"]\nmachines = ["4x4 torus"]', r"drivers\[0\]: 'ptas' on machine '4x4 torus'"),
+    ('kind = "certify"\nallocators = ["ptas"]\nmachines = ["4x4 torus"]', r"allocators\[0\].*does not fit"),
     ('kind = "certify"\njob_records = true\nmachines = ["4x4"]', r"unknown key 'job_records'"),
     ('kind = "certify"\ntime_limit = -1\nmachines = ["4x4"]', r"time_limit: must be a positive number"),
     ('kind = "verify"\nmachines = ["4x4"]', r"`kind` must be 'simulate' or 'certify'"),
