@@ -181,7 +181,7 @@ def _capped(a, D, k):  # pragma: no cover - compiled by numba when installed
 
 @njit(cache=True)
 def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, scratch, nodes0, node_cap,  # pragma: no cover
-          deadline):
+          deadline, sym_y):
     """Least W_y <= target over row counts r realisable with column counts c;
     returns (best W_y or inf, nodes, complete) and the set in best_x."""
     p, q = free.shape
@@ -273,11 +273,14 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, scratch, nodes0
         py = npy
         i += 1
         nxt[i] = min(a[i], k - placed)
+        if sym_y:  # row 0 holds the most (a rotation makes it so)
+            nxt[i] = min(nxt[i], r[0])
     return best, nodes, True
 
 
 @njit(cache=True, nogil=True)
-def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, node_cap, deadline, best_x, out):  # pragma: no cover
+def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, sym, node_cap, deadline, best_x,
+             out):  # pragma: no cover
     """The column search (see the module notes); out = [best W, nodes,
     complete] (best W inf when no set of W <= target was found)."""
     p, q = free.shape
@@ -290,6 +293,10 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, nod
     for j in range(p - 1, -1, -1):
         rest[j] = rest[j + 1] + capx[j]
         nonempty[j] = nonempty[j + 1] + (1 if capx[j] > 0 else 0)
+    laterx = np.zeros((p + 1, p), dtype=np.int64)  # laterx[j]: the caps of columns >= j
+    for j in range(p - 1, -1, -1):
+        laterx[j] = laterx[j + 1]
+        laterx[j, j] = capx[j]
     c = np.zeros(p, dtype=np.int64)
     nxt = np.zeros(p, dtype=np.int64)
     acc = np.zeros(p)
@@ -343,7 +350,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, nod
                 out[3] += 1
                 n_before = nodes
                 wy, nodes, done = _rows(free, c, DY, k, target - npx, u, SY, below, capx, best_x, X, scratch, nodes,
-                                        node_cap, deadline)
+                                        node_cap, deadline, sym[1])
                 c[j] = 0
                 out[4] += nodes - n_before
                 if wy < math.inf:
@@ -358,6 +365,10 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, nod
         low = _fill(acc, capx, j + 1, m, DX[j], v)
         umax = nused + min(m, nonempty[j + 1])
         base = npx + low + SX[m]
+        if base + max(GY[umax], npo + rest_own[j + 1, m]) > target:
+            continue
+        # the m points left among themselves, in the columns after j
+        base = npx + low + _capped(laterx[j + 1], DX, m)
         if base + max(GY[umax], npo + rest_own[j + 1, m]) > target:
             continue
         # rows hold at most their free cells among the columns used so far
@@ -378,6 +389,8 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, nod
                 rc[i] += free[j, i]
         j += 1
         nxt[j] = min(capx[j], k - placed)
+        if sym[0]:  # column 0 holds the most (a rotation makes it so)
+            nxt[j] = min(nxt[j], c[0])
     out[0] = best
     out[1] = nodes
     out[2] = 1.0 if complete else 0.0
@@ -445,7 +458,13 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
         deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
     best_x = np.zeros((p, q), dtype=np.int8)
     out = np.zeros(5)
-    _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, rest_own, fut, below, int(node_limit), deadline, best_x, out)
+    # on an idle machine a rotation of a wrapped axis maps every set onto
+    # one of equal W: the search keeps the sets whose first line on that
+    # axis holds the most nodes
+    idle = bool(free.all())
+    sym = np.array([idle and bool(torus[0]), idle and bool(torus[1])])
+    _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, rest_own, fut, below, sym, int(node_limit),
+             deadline, best_x, out)
     value, complete = float(out[0]), bool(out[2])
     torus_profile_search.stats = out.copy()
     rows = None
