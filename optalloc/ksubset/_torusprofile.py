@@ -273,8 +273,10 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, scratch, nodes0
         py = npy
         i += 1
         nxt[i] = min(a[i], k - placed)
-        if sym_y:  # row 0 holds the most (a rotation makes it so)
+        if sym_y:  # row 0 holds the most (a rotation makes it so) ...
             nxt[i] = min(nxt[i], r[0])
+            if i == q - 1 and q >= 3:  # ... and row 1 no fewer than row q - 1 (a reflection)
+                nxt[i] = min(nxt[i], r[1])
     return best, nodes, True
 
 
@@ -389,8 +391,10 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, sym
                 rc[i] += free[j, i]
         j += 1
         nxt[j] = min(capx[j], k - placed)
-        if sym[0]:  # column 0 holds the most (a rotation makes it so)
+        if sym[0]:  # column 0 holds the most (a rotation makes it so) ...
             nxt[j] = min(nxt[j], c[0])
+            if j == p - 1 and p >= 3:  # ... and column 1 no fewer than column p - 1 (a reflection)
+                nxt[j] = min(nxt[j], c[1])
     out[0] = best
     out[1] = nodes
     out[2] = 1.0 if complete else 0.0
@@ -458,9 +462,10 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
         deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
     best_x = np.zeros((p, q), dtype=np.int8)
     out = np.zeros(5)
-    # on an idle machine a rotation of a wrapped axis maps every set onto
-    # one of equal W: the search keeps the sets whose first line on that
-    # axis holds the most nodes
+    # on an idle machine a rotation of a wrapped axis, and its reflection
+    # about line 0, map every set onto one of equal W: the search keeps the
+    # sets whose line 0 on that axis holds the most nodes and whose line 1
+    # holds no fewer than the last
     idle = bool(free.all())
     sym = np.array([idle and bool(torus[0]), idle and bool(torus[1])])
     _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, rest_own, fut, below, sym, int(node_limit),
