@@ -281,8 +281,8 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, scratch, nodes0
 
 
 @njit(cache=True, nogil=True)
-def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, sym, node_cap, deadline, best_x,
-             out):  # pragma: no cover
+def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, rest_own, fut, below, sym, node_cap, deadline,
+             best_x, out):  # pragma: no cover
     """The column search (see the module notes); out = [best W, nodes,
     complete] (best W inf when no set of W <= target was found)."""
     p, q = free.shape
@@ -310,7 +310,8 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, sym
     placed = 0
     used = 0
     px = 0.0
-    po = 0.0  # sum of own[j, c_j] over the columns so far
+    po = 0.0  # own and pair bounds of the columns so far
+    pinc = np.zeros(p)
     rc = np.zeros(q, dtype=np.int64)  # used columns so far with a free cell in each row
     cap = np.zeros(q, dtype=np.int64)
     j = 0
@@ -329,7 +330,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, sym
                 for t in range(p):
                     acc[t] -= v * DX[j, t]
                 px -= v * acc[j]
-                po -= own[j, v]
+                po -= pinc[j]
                 if v > 0:
                     for i in range(q):
                         rc[i] -= free[j, i]
@@ -343,7 +344,12 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, sym
         npx = px + v * acc[j]
         npl = placed + v
         nused = used + (1 if v > 0 else 0)
-        npo = po + own[j, v]
+        inc = own[j, v]
+        if v > 0:
+            for l in range(j):
+                if c[l] > 0:
+                    inc += pair[l, j, c[l], v]
+        npo = po + inc
         m = k - npl
         if m == 0:
             u = nused
@@ -386,6 +392,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, sym
             acc[t] += v * DX[j, t]
         px = npx
         po = npo
+        pinc[j] = inc
         if v > 0:
             for i in range(q):
                 rc[i] += free[j, i]
@@ -398,6 +405,35 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, rest_own, fut, below, sym
     out[0] = best
     out[1] = nodes
     out[2] = 1.0 if complete else 0.0
+
+
+def _pair_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
+    """pair[j, l, a, b] (j < l): a lower bound on the sum of DY over the
+    pairs of a free cells of column j and b free cells of column l.  For a
+    cell s of column j, its b partners cost at least h(s, b), the sum of
+    its b least distances to the free cells of column l; so the a cells
+    cost at least the a least h(s, b) summed, and symmetrically (the larger
+    of the two is kept; inf where a column has fewer free cells)."""
+    p = free.shape[0]
+    out = np.full((p, p, k + 1, k + 1), np.inf)
+    cells = [np.flatnonzero(free[j]) for j in range(p)]
+
+    def one_way(fa, fb):
+        # least[a, b]: the a least h(s, b) summed over s in fa
+        h = np.zeros((len(fa), min(len(fb), k) + 1))
+        h[:, 1:] = np.cumsum(np.sort(DY[np.ix_(fa, fb)], axis=1), axis=1)[:, :k]
+        least = np.full((k + 1, k + 1), np.inf)
+        na, nb = min(len(fa), k), h.shape[1] - 1
+        least[0, : nb + 1] = 0.0
+        least[: na + 1, 0] = 0.0
+        least[1 : na + 1, : nb + 1] = np.cumsum(np.sort(h, axis=0), axis=0)[:na]
+        return least
+
+    for j in range(p):
+        for l in range(j + 1, p):
+            if len(cells[j]) and len(cells[l]):
+                out[j, l] = np.maximum(one_way(cells[j], cells[l]), one_way(cells[l], cells[j]).T)
+    return out
 
 
 def _axis_distance(side: int, wrap: bool) -> np.ndarray:
@@ -468,7 +504,8 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
     # holds no fewer than the last
     idle = bool(free.all())
     sym = np.array([idle and bool(torus[0]), idle and bool(torus[1])])
-    _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, rest_own, fut, below, sym, int(node_limit),
+    _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, _pair_table(free, DY, k), rest_own, fut, below, sym,
+             int(node_limit),
              deadline, best_x, out)
     value, complete = float(out[0]), bool(out[2])
     torus_profile_search.stats = out.copy()
