@@ -281,8 +281,8 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, scratch, nodes0
 
 
 @njit(cache=True, nogil=True)
-def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, rest_own, fut, below, sym, node_cap, deadline,
-             best_x, out):  # pragma: no cover
+def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut, below, sym, node_cap,
+             deadline, best_x, out):  # pragma: no cover
     """The column search (see the module notes); out = [best W, nodes,
     complete] (best W inf when no set of W <= target was found)."""
     p, q = free.shape
@@ -312,6 +312,8 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, rest_own, fut, belo
     px = 0.0
     po = 0.0  # own and pair bounds of the columns so far
     pinc = np.zeros(p)
+    hrow = np.zeros(q)  # least y-distance sum of a point in each row to the columns placed
+    hnew = np.zeros(q)
     rc = np.zeros(q, dtype=np.int64)  # used columns so far with a free cell in each row
     cap = np.zeros(q, dtype=np.int64)
     j = 0
@@ -334,6 +336,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, rest_own, fut, belo
                 if v > 0:
                     for i in range(q):
                         rc[i] -= free[j, i]
+                        hrow[i] -= hcol[j, i, v]
             continue
         v = nxt[j]
         nxt[j] -= 1
@@ -379,6 +382,16 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, rest_own, fut, belo
         base = npx + low + _capped(laterx[j + 1], DX, m)
         if base + max(GY[umax], npo + rest_own[j + 1, m]) > target:
             continue
+        # the points left pay their y-distances to the columns placed
+        # (hcol: to the v nearest free cells of a column), each row at most
+        # once per column left with a free cell there
+        if v > 0:
+            for i in range(q):
+                hnew[i] = hrow[i] + hcol[j, i, v]
+        else:
+            hnew[:] = hrow
+        if base + npo + _fill(hnew, fut[j + 1], 0, m, hnew, 0) + rest_own[j + 1, m] > target:
+            continue
         # rows hold at most their free cells among the columns used so far
         # and those left, and at most one per used column
         for i in range(q):
@@ -396,6 +409,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, rest_own, fut, belo
         if v > 0:
             for i in range(q):
                 rc[i] += free[j, i]
+                hrow[i] += hcol[j, i, v]
         j += 1
         nxt[j] = min(capx[j], k - placed)
         if sym[0]:  # column 0 holds the most (a rotation makes it so) ...
@@ -433,6 +447,19 @@ def _pair_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
         for l in range(j + 1, p):
             if len(cells[j]) and len(cells[l]):
                 out[j, l] = np.maximum(one_way(cells[j], cells[l]), one_way(cells[l], cells[j]).T)
+    return out
+
+
+def _near_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
+    """hcol[j, i, v]: the sum of the v least DY[i, t] over the free cells t
+    of column j (0 where v exceeds them: never read there)."""
+    p, q = free.shape
+    out = np.zeros((p, q, k + 1))
+    for j in range(p):
+        cells = np.flatnonzero(free[j])
+        v = min(len(cells), k)
+        if v:
+            out[j, :, 1 : v + 1] = np.cumsum(np.sort(DY[:, cells], axis=1), axis=1)[:, :v]
     return out
 
 
@@ -504,7 +531,7 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
     # holds no fewer than the last
     idle = bool(free.all())
     sym = np.array([idle and bool(torus[0]), idle and bool(torus[1])])
-    _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, _pair_table(free, DY, k), rest_own, fut, below, sym,
+    _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, _pair_table(free, DY, k), _near_table(free, DY, k), rest_own, fut, below, sym,
              int(node_limit),
              deadline, best_x, out)
     value, complete = float(out[0]), bool(out[2])
