@@ -48,7 +48,7 @@ _ENUMERATE_UP_TO = 20000
 _SIMPLEX_UP_TO = 1024
 #: Seconds of the search over column and row counts before the LP (it then
 #: goes on beside the LP).
-_SHORT_SEARCH = 0.5
+_SHORT_SEARCH = 2.0
 
 
 def metric_descent(D: np.ndarray, rows: np.ndarray) -> np.ndarray:
