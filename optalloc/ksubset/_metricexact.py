@@ -9,7 +9,11 @@ searches):
 2. cheap bounds that hold in the metric at hand (:func:`star_bound` in any
    metric; :func:`axis_ring_bound` on a mesh or torus, where the distance
    is a sum over axes);
-3. the cut loop on the pairwise LP with triangle and linking rows, its
+3. on a 2D mesh or torus with integer W, the search over column and row
+   counts of :mod:`._torusprofile`, for up to ``_SHORT_SEARCH`` seconds
+   before the LP and then in a thread beside it (:class:`TorusRace`: the
+   first of the two to prove ends the other);
+4. the cut loop on the pairwise LP with triangle and linking rows, its
    Lagrangian bound, reduced-cost fixing and rounding, then
    branch-and-bound on the same LP with x binary (:mod:`._cutloop`,
    shared with the L1 solver).

@@ -97,3 +97,18 @@ def test_exact_with_search_equals_brute():
         assert r.status == "optimal" and r.objective == pytest.approx(opt) and r.bound <= opt + 1e-9
         phases.append(r.extra["phase"])
     assert "profiles" in phases  # the search, not only the cheap bounds, proved some
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_search_agrees_with_the_cut_loop(seed):
+    """On 8 x 8 tori with half the nodes free, the search's proven optimum
+    equals the cut loop's (without the search)."""
+    rng = np.random.default_rng(100 + seed)
+    m = Machine((8, 8), torus=True)
+    m.allocate(np.sort(rng.choice(64, size=32, replace=False)))
+    k = 10
+    inst = machine_problem(m, k)
+    lp = solve(m, k, method="exact", profiles=False)
+    value, rows, lower = torus_profile_search(inst.coords, k, m.shape, m.torus, lp.objective + 1)
+    assert lp.status == "optimal" and value == lp.objective and lower == lp.objective
