@@ -15,20 +15,32 @@ two nested depth-first searches, each pruned by a lower bound that holds
 for every set below the node:
 
 1. column counts c, column by column.  A partial assignment costs its
-   W_x so far; every point still to place adds at least the least
-   ``acc[j]`` (its distance sum to the points placed) over the columns
-   left, and those m points add among themselves at least ``SX[m]``, the
-   1D optimum of m of the free cells' columns (:func:`~optalloc.ksubset.line`,
-   exact on a ring).  A row holds at most one node per used column, so
-   with u used columns (at most u_so_far + min(m, columns left)) every row
-   count is at most u and W_y is at least ``GY[u]``, the 1D optimum of k
-   row positions, row i repeated min(free cells of row i, u) times;
+   W_x so far; every point still to place adds its distance sum to the
+   points placed (``acc``), at least the cheapest columns left filled
+   under their free cells (:func:`_fill`), and those points add among
+   themselves at least the 1D optimum of that many of the free cells of
+   the columns left (:func:`_capped`: an arc of consecutive points in
+   circular order, SAND2003 sec. 4 on a line or ring).  W_y is bounded
+   below in two ways, the larger kept: (a) a row holds at most one
+   node per used column and at most its free cells in the columns used
+   or still usable, so W_y is at least the 1D optimum of k rows under
+   those caps; (b) the pairs within each placed column cost at least the
+   1D optimum of c_j of its free rows (``own``), the pairs of two placed
+   columns at least :func:`_pair_table`, the points left at least their
+   least y-distance sums to the placed columns (:func:`_near_table`),
+   and the pairs within the columns left at least their ``own``;
 2. for a full c, row counts r row by row, each at most the free cells of
    its row among the used columns and at most u, with Hall's condition on
    every prefix and suffix of rows (rows 0..t-1 hold at most
    sum_j min(c_j, free cells of column j in them), the others likewise),
-   the same acc bound and ``SY``; a full r is checked by augmenting paths
-   (which also give the set).
+   the same ``acc`` and 1D bounds for the rows left; each row is placed
+   at once in a 0/1 matrix (:func:`_add_row`, moving earlier rows along
+   augmenting paths), so a prefix no set realises is cut where it
+   appears, and a full r that fits is a set.
+
+On an idle machine a rotation of a wrapped axis and its reflection about
+line 0 map every set onto one of equal W: only sets whose line 0 on that
+axis holds the most nodes, and line 1 no fewer than the last, are kept.
 
 Only sets of W at most a target are sought, and the target drops below
 each set found, so a search that ends proves its best set (or, with none,
@@ -535,7 +547,6 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
              int(node_limit),
              deadline, best_x, out)
     value, complete = float(out[0]), bool(out[2])
-    torus_profile_search.stats = out.copy()
     rows = None
     if value < math.inf:
         code = {(int(a), int(b)): t for t, (a, b) in enumerate(coords.tolist())}
