@@ -193,7 +193,8 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     integral = bool(np.all(D == np.round(D)))
     pts = np.asarray(coords, dtype=float) if coords is not None else np.zeros((n, 0))
     # an idle torus (every axis wraps, every node free) is vertex-transitive
-    idle_torus = axes is not None and all(axes[1]) and n == int(np.prod(axes[0]))
+    idle_grid = axes is not None and n == int(np.prod(axes[0]))
+    idle_torus = idle_grid and all(axes[1])
     problem = MetricProblem(pts, k, start, None if time_limit is None else start + time_limit, float(rel_gap),
                             integral, D=D, ids=ids, grid=coords is not None, anchor=0 if idle_torus else None)
     if k == n:
@@ -224,8 +225,12 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
             extra["phase"] = "profiles"
             return problem.result(state.indices, "optimal", "proven by the search over column and row counts",
                                   extra, bound=state.ub)
+        # beside the LP only on an idle machine, where the LP stalls on
+        # symmetric optima: elsewhere a search still running after its
+        # short budget rarely finishes first, and its thread slows the LP
+        # down on a loaded 2-core machine (docs/benchmarks.md)
         time_left = problem.time_left()
-        if time_left is None or time_left > 0:
+        if idle_grid and (time_left is None or time_left > 0):
             race = TorusRace(problem, axes, state)
     # the interior point method pays from smaller LPs on than in L1 (docs/benchmarks.md)
     options = ExactOptions(None, "simplex" if n * k <= _SIMPLEX_UP_TO else "ipm", max_rounds, None, False, verbose)
