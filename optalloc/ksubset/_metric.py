@@ -22,7 +22,7 @@ methods whose proofs use nothing but the triangle inequality apply:
     bound in any metric, Gen-Alg's W / (2 - 2/k) in any metric, and on a
     mesh or torus the sum over axes of the 1D (line or ring) optimum.  On
     a 2D torus an exact search over column and row counts (W splits into
-    a column part and a row part) runs before the cut loop and beside it.
+    a column part and a row part) runs before the cut loop.
     ``formulation="pairwise"`` solves the plain pairwise MIP instead.
 
 Each function takes the (n, n) distance matrix of the candidates, their

@@ -11,8 +11,8 @@ searches):
    is a sum over axes);
 3. on a 2D mesh or torus with integer W, the search over column and row
    counts of :mod:`._torusprofile`, for up to ``_SHORT_SEARCH`` seconds
-   before the LP and then in a thread beside it (:class:`TorusRace`: the
-   first of the two to prove ends the other);
+   before the LP and, on an idle machine, then in a thread beside it
+   (:class:`TorusRace`: the first of the two to prove ends the other);
 4. the cut loop on the pairwise LP with triangle and linking rows, its
    Lagrangian bound, reduced-cost fixing and rounding, then
    branch-and-bound on the same LP with x binary (:mod:`._cutloop`,
