@@ -20,7 +20,9 @@ methods whose proofs use nothing but the triangle inequality apply:
     HiGHS), started from swap descent around the best Gen-Alg centres.
     Its cheap bounds are those that hold in the metric at hand: the star
     bound in any metric, Gen-Alg's W / (2 - 2/k) in any metric, and on a
-    mesh or torus the sum over axes of the 1D (line or ring) optimum.
+    mesh or torus the sum over axes of the 1D (line or ring) optimum.  On
+    a 2D torus an exact search over column and row counts (W splits into
+    a column part and a row part) runs before the cut loop.
     ``formulation="pairwise"`` solves the plain pairwise MIP instead.
 
 Each function takes the (n, n) distance matrix of the candidates, their
@@ -143,7 +145,7 @@ def gen_alg_metric(D, k, *, ids, coords=None):
 
 
 def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=0.0, formulation="auto",
-                 verbose=False):
+                 profiles=True, verbose=False):
     """The exact optimum in the metric D, with a proven bound.
 
     ``formulation="auto"`` runs the cut loop of the L1 solver over D (the
@@ -157,7 +159,9 @@ def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=
 
     ``axes`` is ``(shape, torus)`` when D is the mesh or torus distance of
     ``coords`` (:func:`solve` passes it for a machine): it adds the bound
-    summed over axes.
+    summed over axes and, on two axes, the search over column and row
+    counts (before the cut loop; on an idle machine also beside it);
+    ``profiles=False`` skips that search.
 
     >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
     >>> r = exact_metric(D, 3, ids=np.arange(4))
@@ -172,8 +176,10 @@ def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=
         return _pairwise_mip(D, k, ids=ids, coords=coords, time_limit=time_limit)
     if formulation != "auto":
         raise ValueError(f"formulation must be 'auto' or 'pairwise' in a metric, got {formulation!r}")
+    if not isinstance(profiles, bool):
+        raise ValueError(f"`profiles` must be True or False, got {profiles!r}")  # noqa: TRY004
     return solve_metric_exact(D, k, ids=ids, coords=coords, axes=axes, time_limit=time_limit, rel_gap=rel_gap,
-                              verbose=bool(verbose))
+                              profiles=profiles, verbose=bool(verbose))
 
 
 def _pairwise_mip(D, k, *, ids, coords=None, time_limit=None):

@@ -9,7 +9,11 @@ searches):
 2. cheap bounds that hold in the metric at hand (:func:`star_bound` in any
    metric; :func:`axis_ring_bound` on a mesh or torus, where the distance
    is a sum over axes);
-3. the cut loop on the pairwise LP with triangle and linking rows, its
+3. on a 2D mesh or torus with integer W, the search over column and row
+   counts of :mod:`._torusprofile`, for up to ``_SHORT_SEARCH`` seconds
+   before the LP and, on an idle machine, then in a thread beside it
+   (:class:`TorusRace`: the first of the two to prove ends the other);
+4. the cut loop on the pairwise LP with triangle and linking rows, its
    Lagrangian bound, reduced-cost fixing and rounding, then
    branch-and-bound on the same LP with x binary (:mod:`._cutloop`,
    shared with the L1 solver).
@@ -23,16 +27,20 @@ any multipliers.
 from __future__ import annotations
 
 import math
+import sys
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .._subset import metric_subset_result
 from .._validate import validate_positive
+from .._jit import AVAILABLE as _HAVE_NUMBA
 from ._line import line
 from ._median import gen_alg_guarantee
 from ._state import Bracket, ExactOptions, ExactProblem
+from ._torusprofile import torus_profile_search
 
 __all__ = ["MetricProblem", "axis_ring_bound", "metric_descent", "star_bound"]
 
@@ -42,6 +50,9 @@ _STARTS = 6
 _ENUMERATE_UP_TO = 20000
 #: The cut loop's LP by the dual simplex up to this n k, by IPM above.
 _SIMPLEX_UP_TO = 1024
+#: Seconds of the search over column and row counts before the LP (it then
+#: goes on beside the LP).
+_SHORT_SEARCH = 2.0
 
 
 def metric_descent(D: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -168,7 +179,7 @@ def _incumbent(D: np.ndarray, k: int) -> tuple[np.ndarray, float, float]:
 
 
 def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, time_limit=None, rel_gap=0.0,
-                       max_rounds=200, verbose=False):
+                       max_rounds=200, profiles=True, verbose=False):
     """The exact optimum over the distance matrix D (see the module notes).
 
     ``axes`` is ``(shape, torus)`` when D is the mesh/torus distance of
@@ -182,7 +193,8 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     integral = bool(np.all(D == np.round(D)))
     pts = np.asarray(coords, dtype=float) if coords is not None else np.zeros((n, 0))
     # an idle torus (every axis wraps, every node free) is vertex-transitive
-    idle_torus = axes is not None and all(axes[1]) and n == int(np.prod(axes[0]))
+    idle_grid = axes is not None and n == int(np.prod(axes[0]))
+    idle_torus = idle_grid and all(axes[1])
     problem = MetricProblem(pts, k, start, None if time_limit is None else start + time_limit, float(rel_gap),
                             integral, D=D, ids=ids, grid=coords is not None, anchor=0 if idle_torus else None)
     if k == n:
@@ -205,6 +217,121 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     if problem.closed(lb, ub):
         extra["phase"] = "bounds"
         return problem.result(rows, "optimal", "proven optimal by the cheap bounds", extra, bound=ub)
+    state = Bracket(lb, ub, rows, "bounds")
+    race = None
+    if profiles and _searchable(D, pts, axes, integral) and not problem.done_gap(lb, ub):
+        state = _short_search(problem, axes, state, extra, verbose)
+        if problem.closed(state.lb, state.ub):
+            extra["phase"] = "profiles"
+            return problem.result(state.indices, "optimal", "proven by the search over column and row counts",
+                                  extra, bound=state.ub)
+        # beside the LP only on an idle machine, where the LP stalls on
+        # symmetric optima: elsewhere a search still running after its
+        # short budget rarely finishes first, and its thread slows the LP
+        # down on a loaded 2-core machine (docs/benchmarks.md)
+        time_left = problem.time_left()
+        if idle_grid and (time_left is None or time_left > 0):
+            race = TorusRace(problem, axes, state)
     # the interior point method pays from smaller LPs on than in L1 (docs/benchmarks.md)
     options = ExactOptions(None, "simplex" if n * k <= _SIMPLEX_UP_TO else "ipm", max_rounds, None, False, verbose)
-    return _cut_loop(problem, options, Bracket(lb, ub, rows, "bounds"), extra, None)
+    try:
+        return _cut_loop(problem, options, state, extra, race)
+    finally:
+        if race is not None:
+            race.finish()
+
+
+def _searchable(D: np.ndarray, pts: np.ndarray, axes, integral: bool) -> bool:
+    """Whether :func:`torus_profile_search` applies: a 2D mesh or torus
+    whose distance matrix is the sum of the per-axis distances of the
+    coordinates, integer W, and numba to compile the search."""
+    if axes is None or len(axes[0]) != 2 or not integral or not _HAVE_NUMBA:
+        return False
+    total = np.zeros_like(D)
+    for a, (side, wrap) in enumerate(zip(*axes, strict=True)):
+        gap = np.abs(pts[:, a][:, None] - pts[:, a][None, :])
+        total += np.minimum(gap, side - gap) if wrap else gap
+    return bool(np.array_equal(total, D))
+
+
+def _short_search(problem: MetricProblem, axes, state: Bracket, extra: dict, verbose: bool) -> Bracket:
+    """The search over column and row counts before the LP, for at most
+    _SHORT_SEARCH seconds (a quarter of the time left): it settles small k
+    at once, where building the LP costs more."""
+    budget = _SHORT_SEARCH
+    time_left = problem.time_left()
+    if time_left is not None:
+        budget = min(budget, time_left / 4)
+    if budget <= 0:
+        return state
+    t0 = time.perf_counter()
+    value, idx, lower = torus_profile_search(problem.pts, problem.k, *axes, state.ub, time_limit=budget)
+    extra["profile_seconds"] = time.perf_counter() - t0
+    if verbose:
+        print(f"search over column and row counts ({budget:g} s): "
+              f"{'finished' if lower is not None else 'stopped'} t={time.perf_counter() - problem.start:.2f}s",
+              file=sys.stderr, flush=True)
+    return _merge(state, value, idx, lower)
+
+
+def _merge(state: Bracket, value, idx, lower) -> Bracket:
+    """``state`` with the search's set (if lighter) and bound (if proven)."""
+    if value is not None and value < state.ub:
+        state = replace(state, ub=value, indices=idx)
+    if lower is not None:
+        state = replace(state, lb=max(state.lb, lower))
+    return state
+
+
+class TorusRace:
+    """:func:`torus_profile_search` in a thread beside the cut loop (the
+    compiled search runs without the GIL, as HiGHS does): when it finishes
+    it cancels the LP it watches; :meth:`join` stops it and merges its
+    result.  The same interface as the profile search's race on points."""
+
+    def __init__(self, problem: MetricProblem, axes, state: Bracket):
+        time_left = problem.time_left()
+        self.deadline = np.array([math.inf if time_left is None else time.perf_counter() + time_left])
+        self.result, self.lp, self.joined = None, None, False
+        self.started, self.seconds = time.perf_counter(), 0.0
+        self.proven = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(problem, axes, state.ub), daemon=True)
+        self.thread.start()
+
+    def _run(self, problem, axes, ub):
+        self.result = torus_profile_search(problem.pts, problem.k, *axes, ub, deadline=self.deadline)
+        self.seconds = time.perf_counter() - self.started
+        if self.result[2] is not None:  # finished: its best set, or the incumbent, is optimal
+            self.proven.set()
+            lp = self.lp
+            if lp is not None:
+                lp.h.cancelSolve()
+
+    def watch(self, lp) -> None:
+        """Let the search cancel ``lp`` (from now on) when it finishes."""
+        lp.h.HandleUserInterrupt = True
+        self.lp = lp
+        if self.proven.is_set():
+            lp.h.cancelSolve()
+
+    def finish(self):
+        """Stop the search; its ``(value, indices, lower)`` (None if it failed)."""
+        self.deadline[0] = -math.inf
+        self.thread.join()
+        self.joined = True
+        return self.result
+
+    def join(self, state: Bracket, problem: MetricProblem, extra: dict, verbose: bool) -> Bracket:
+        """Stop the search and take its set and bound into ``state`` (once)."""
+        if self.joined:
+            return state
+        result = self.finish()
+        if result is not None:
+            state = _merge(state, *result)
+        extra["profile_seconds"] = extra.get("profile_seconds", 0.0) + self.seconds
+        if self.proven.is_set() and problem.closed(state.lb, state.ub):
+            state = replace(state, phase="profiles")
+        if verbose:
+            print(f"search over column and row counts beside the LP ({self.seconds:.2f} s): bound {state.lb:g} "
+                  f"incumbent {state.ub:g} t={time.perf_counter() - problem.start:.2f}s", file=sys.stderr, flush=True)
+        return state

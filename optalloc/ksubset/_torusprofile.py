@@ -1,0 +1,557 @@
+"""Exact search over column and row counts on a 2D torus (or mesh) of free nodes.
+
+On a machine of p x q nodes whose distance is a sum of per-axis distances
+(``DX`` between columns, ``DY`` between rows: the ring distance on a
+wrapped axis, the line distance otherwise), a set S of k free nodes with
+column counts c (c_j nodes in column j) and row counts r has
+
+    W(S) = W_x(c) + W_y(r),   W_x(c) = sum_{a<b} c_a c_b DX[a, b],
+
+and likewise W_y.  A pair (c, r) is the pair of some set exactly when a
+0/1 matrix supported on the free cells has column sums c and row sums r
+(a bipartite flow), so the optimum is the least W_x(c) + W_y(r) over the
+pairs a flow realises.  :func:`torus_profile_search` enumerates them in
+two nested depth-first searches, each pruned by a lower bound that holds
+for every set below the node:
+
+1. column counts c, column by column.  A partial assignment costs its
+   W_x so far; every point still to place adds its distance sum to the
+   points placed (``acc``), at least the cheapest columns left filled
+   under their free cells (:func:`_fill`), and those points add among
+   themselves at least the 1D optimum of that many of the free cells of
+   the columns left (:func:`_capped`: an arc of consecutive points in
+   circular order, SAND2003 sec. 4 on a line or ring).  W_y is bounded
+   below in two ways, the larger kept: (a) a row holds at most one
+   node per used column and at most its free cells in the columns used
+   or still usable, so W_y is at least the 1D optimum of k rows under
+   those caps; (b) the pairs within each placed column cost at least the
+   1D optimum of c_j of its free rows (``own``), the pairs of two placed
+   columns at least :func:`_pair_table`, the points left at least their
+   least y-distance sums to the placed columns (:func:`_near_table`),
+   and the pairs within the columns left at least their ``own``;
+2. for a full c, row counts r row by row, each at most the free cells of
+   its row among the used columns and at most u, with Hall's condition on
+   every prefix and suffix of rows (rows 0..t-1 hold at most
+   sum_j min(c_j, free cells of column j in them), the others likewise),
+   the same ``acc`` and 1D bounds for the rows left; each row is placed
+   at once in a 0/1 matrix (:func:`_add_row`, moving earlier rows along
+   augmenting paths), so a prefix no set realises is cut where it
+   appears, and a full r that fits is a set.
+
+On an idle machine a rotation of a wrapped axis and its reflection about
+line 0 map every set onto one of equal W: only sets whose line 0 on that
+axis holds the most nodes, and line 1 no fewer than the last, are kept.
+
+Only sets of W at most a target are sought, and the target drops below
+each set found, so a search that ends proves its best set (or, with none,
+the target + 1) optimal.  W must be an integer (integer distances).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .._jit import njit, objmode
+from ._line import line
+
+__all__ = ["torus_profile_search"]
+
+
+@njit(cache=True)
+def _now():  # pragma: no cover - compiled by numba when installed
+    """Seconds of a monotonic clock (callable from the compiled search)."""
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
+def _add_row(free, c, X, fc, i, v, seen, prev_col, prev_row, queue):  # pragma: no cover - compiled by numba
+    """Give row i v free cells of X in columns below their count c (fc:
+    cells taken per column), moving earlier rows along augmenting paths
+    when the columns row i can use are full; False when the rows so far
+    admit no 0/1 matrix on the free cells with column sums at most c."""
+    p, q = free.shape
+    for _ in range(v):
+        done = False
+        for j in range(p):
+            if free[j, i] and X[j, i] == 0 and fc[j] < c[j]:
+                X[j, i] = 1
+                fc[j] += 1
+                done = True
+                break
+        if done:
+            continue
+        # breadth first over full columns: row i takes a cell of column a,
+        # a row i2 of a moves to column b, ... until a column with room
+        seen[:] = False
+        head = 0
+        tail = 0
+        for j in range(p):
+            if free[j, i] and X[j, i] == 0 and c[j] > 0:
+                seen[j] = True
+                prev_col[j] = -1
+                queue[tail] = j
+                tail += 1
+        end = -1
+        while head < tail and end < 0:
+            a = queue[head]
+            head += 1
+            for i2 in range(q):
+                if i2 != i and X[a, i2] == 1:
+                    for b in range(p):
+                        if not seen[b] and free[b, i2] and X[b, i2] == 0 and c[b] > 0:
+                            seen[b] = True
+                            prev_col[b] = a
+                            prev_row[b] = i2
+                            if fc[b] < c[b]:
+                                end = b
+                                break
+                            queue[tail] = b
+                            tail += 1
+                    if end >= 0:
+                        break
+        if end < 0:
+            return False
+        b = end
+        fc[b] += 1
+        while prev_col[b] >= 0:
+            a = prev_col[b]
+            i2 = prev_row[b]
+            X[b, i2] = 1
+            X[a, i2] = 0
+            b = a
+        X[b, i] = 1
+    return True
+
+
+@njit(cache=True)
+def _fill(acc, cap, start, m, extra_row, v):  # pragma: no cover - compiled by numba when installed
+    """Least sum of (acc[t] + v * extra_row[t]) over m points put on the
+    lines t >= start, at most cap[t] on line t (inf when they do not fit):
+    the cheapest lines first."""
+    n = len(acc)
+    cost = np.empty(n - start)
+    for t in range(start, n):
+        cost[t - start] = acc[t] + v * extra_row[t]
+    order = np.argsort(cost)
+    total = 0.0
+    left = m
+    for o in order:
+        t = start + o
+        take = min(cap[t], left)
+        total += take * cost[o]
+        left -= take
+        if left == 0:
+            return total
+    return math.inf
+
+
+@njit(cache=True)
+def _capped(a, D, k):  # pragma: no cover - compiled by numba when installed
+    """Least sum_{s<t} r_s r_t D[s, t] over counts r <= a summing to k (inf
+    when sum a < k).  With position t repeated a[t] times in circular
+    order, an optimal choice is k consecutive points (an arc: SAND2003
+    sec. 4, on a line or a ring), and every window is a feasible r, so the
+    least window is the optimum; windows slide one point at a time."""
+    q = len(a)
+    total = 0
+    for t in range(q):
+        total += a[t]
+    if total < k:
+        return math.inf
+    pos = np.empty(total, dtype=np.int64)
+    n = 0
+    for t in range(q):
+        for _ in range(a[t]):
+            pos[n] = t
+            n += 1
+    r = np.zeros(q, dtype=np.int64)
+    cost = 0.0
+    for w in range(k):
+        x = pos[w]
+        for t in range(q):
+            cost += r[t] * D[x, t]
+        r[x] += 1
+    best = cost
+    for s in range(total - 1):
+        out = pos[s]
+        r[out] -= 1
+        for t in range(q):
+            cost -= r[t] * D[out, t]
+        x = pos[(s + k) % total]
+        for t in range(q):
+            cost += r[t] * D[x, t]
+        r[x] += 1
+        if cost < best:
+            best = cost
+    return best
+
+
+@njit(cache=True)
+def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, scratch, nodes0, node_cap,  # pragma: no cover
+          deadline, sym_y):
+    """Least W_y <= target over row counts r realisable with column counts c;
+    returns (best W_y or inf, nodes, complete) and the set in best_x."""
+    p, q = free.shape
+    seen, prev_col, prev_row, queue = scratch
+    a = np.zeros(q, dtype=np.int64)
+    for i in range(q):
+        s = 0
+        for j in range(p):
+            if c[j] > 0 and free[j, i]:
+                s += 1
+        a[i] = min(s, u)
+    pre = np.zeros(q + 1, dtype=np.int64)  # most points in rows < t
+    suf = np.zeros(q + 1, dtype=np.int64)  # most points in rows >= t
+    for t in range(q + 1):
+        s1 = 0
+        s2 = 0
+        for j in range(p):
+            s1 += min(c[j], below[t, j])
+            s2 += min(c[j], capx[j] - below[t, j])
+        pre[t], suf[t] = s1, s2
+    rest = np.zeros(q + 1, dtype=np.int64)  # capacity of rows >= i
+    for i in range(q - 1, -1, -1):
+        rest[i] = rest[i + 1] + a[i]
+    if _capped(a, DY, k) > target:
+        return math.inf, nodes0, True
+    later = np.zeros((q + 1, q), dtype=np.int64)  # later[i]: the caps of rows >= i
+    for i in range(q - 1, -1, -1):
+        later[i] = later[i + 1]
+        later[i, i] = a[i]
+    r = np.zeros(q, dtype=np.int64)
+    nxt = np.zeros(q, dtype=np.int64)
+    acc = np.zeros(q)
+    fc = np.zeros(p, dtype=np.int64)
+    X[:, :] = 0
+    best = math.inf
+    nodes = nodes0
+    placed = 0
+    py = 0.0
+    i = 0
+    nxt[0] = min(a[0], k)
+    while i >= 0:
+        for j in range(p):  # the cells of row i's previous try
+            if X[j, i] == 1:
+                X[j, i] = 0
+                fc[j] -= 1
+        lo = max(0, k - placed - rest[i + 1])
+        if nxt[i] < lo:
+            i -= 1
+            if i >= 0:  # undo row i (its cells go at the top of the next pass)
+                v = r[i]
+                r[i] = 0
+                placed -= v
+                for t in range(q):
+                    acc[t] -= v * DY[i, t]
+                py -= v * acc[i]
+            continue
+        v = nxt[i]
+        nxt[i] -= 1
+        nodes += 1
+        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
+            return best, nodes, False
+        npl = placed + v
+        if npl > pre[i + 1] or k - npl > suf[i + 1]:
+            continue
+        npy = py + v * acc[i]
+        m = k - npl
+        if m > 0:
+            if i == q - 1:
+                continue
+            cross = _fill(acc, a, i + 1, m, DY[i], v)
+            if npy + cross + SY[m] > target:
+                continue
+            # the m points left among themselves, in rows > i under their caps
+            if npy + cross + _capped(later[i + 1], DY, m) > target:
+                continue
+        elif npy > target:
+            continue
+        if not _add_row(free, c, X, fc, i, v, seen, prev_col, prev_row, queue):
+            continue
+        if m == 0:  # every column holds its count: a set
+            best = npy
+            best_x[:, :] = X
+            target = npy - 1.0
+            continue
+        r[i] = v
+        placed = npl
+        for t in range(q):
+            acc[t] += v * DY[i, t]
+        py = npy
+        i += 1
+        nxt[i] = min(a[i], k - placed)
+        if sym_y:  # row 0 holds the most (a rotation makes it so) ...
+            nxt[i] = min(nxt[i], r[0])
+            if i == q - 1 and q >= 3:  # ... and row 1 no fewer than row q - 1 (a reflection)
+                nxt[i] = min(nxt[i], r[1])
+    return best, nodes, True
+
+
+@njit(cache=True, nogil=True)
+def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut, below, sym, node_cap,
+             deadline, best_x, out):  # pragma: no cover
+    """The column search (see the module notes); out = [best W, nodes,
+    complete] (best W inf when no set of W <= target was found)."""
+    p, q = free.shape
+    capx = np.zeros(p, dtype=np.int64)
+    for j in range(p):
+        for i in range(q):
+            capx[j] += free[j, i]
+    rest = np.zeros(p + 1, dtype=np.int64)
+    nonempty = np.zeros(p + 1, dtype=np.int64)
+    for j in range(p - 1, -1, -1):
+        rest[j] = rest[j + 1] + capx[j]
+        nonempty[j] = nonempty[j + 1] + (1 if capx[j] > 0 else 0)
+    laterx = np.zeros((p + 1, p), dtype=np.int64)  # laterx[j]: the caps of columns >= j
+    for j in range(p - 1, -1, -1):
+        laterx[j] = laterx[j + 1]
+        laterx[j, j] = capx[j]
+    c = np.zeros(p, dtype=np.int64)
+    nxt = np.zeros(p, dtype=np.int64)
+    acc = np.zeros(p)
+    X = np.zeros((p, q), dtype=np.int8)
+    scratch = (np.zeros(p, dtype=np.bool_), np.zeros(p, dtype=np.int64), np.zeros(p, dtype=np.int64),
+               np.zeros(p * (k + 1) + 1, dtype=np.int64))
+    best = math.inf
+    nodes = 0
+    placed = 0
+    used = 0
+    px = 0.0
+    po = 0.0  # own and pair bounds of the columns so far
+    pinc = np.zeros(p)
+    hrow = np.zeros(q)  # least y-distance sum of a point in each row to the columns placed
+    hnew = np.zeros(q)
+    rc = np.zeros(q, dtype=np.int64)  # used columns so far with a free cell in each row
+    cap = np.zeros(q, dtype=np.int64)
+    j = 0
+    nxt[0] = min(capx[0], k)
+    complete = True
+    while j >= 0:
+        lo = max(0, k - placed - rest[j + 1])
+        if nxt[j] < lo:
+            j -= 1
+            if j >= 0:  # undo column j
+                v = c[j]
+                c[j] = 0
+                placed -= v
+                if v > 0:
+                    used -= 1
+                for t in range(p):
+                    acc[t] -= v * DX[j, t]
+                px -= v * acc[j]
+                po -= pinc[j]
+                if v > 0:
+                    for i in range(q):
+                        rc[i] -= free[j, i]
+                        hrow[i] -= hcol[j, i, v]
+            continue
+        v = nxt[j]
+        nxt[j] -= 1
+        nodes += 1
+        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
+            complete = False
+            break
+        npx = px + v * acc[j]
+        npl = placed + v
+        nused = used + (1 if v > 0 else 0)
+        inc = own[j, v]
+        if v > 0:
+            for l in range(j):
+                if c[l] > 0:
+                    inc += pair[l, j, c[l], v]
+        npo = po + inc
+        m = k - npl
+        if m == 0:
+            u = nused
+            if npx + max(GY[u], npo) <= target:
+                c[j] = v
+                out[3] += 1
+                n_before = nodes
+                wy, nodes, done = _rows(free, c, DY, k, target - npx, u, SY, below, capx, best_x, X, scratch, nodes,
+                                        node_cap, deadline, sym[1])
+                c[j] = 0
+                out[4] += nodes - n_before
+                if wy < math.inf:
+                    best = npx + wy
+                    target = best - 1.0
+                if not done:
+                    complete = False
+                    break
+            continue
+        if j == p - 1:
+            continue
+        low = _fill(acc, capx, j + 1, m, DX[j], v)
+        umax = nused + min(m, nonempty[j + 1])
+        base = npx + low + SX[m]
+        if base + max(GY[umax], npo + rest_own[j + 1, m]) > target:
+            continue
+        # the m points left among themselves, in the columns after j
+        base = npx + low + _capped(laterx[j + 1], DX, m)
+        if base + max(GY[umax], npo + rest_own[j + 1, m]) > target:
+            continue
+        # the points left pay their y-distances to the columns placed
+        # (hcol: to the v nearest free cells of a column), each row at most
+        # once per column left with a free cell there
+        if v > 0:
+            for i in range(q):
+                hnew[i] = hrow[i] + hcol[j, i, v]
+        else:
+            hnew[:] = hrow
+        if base + npo + _fill(hnew, fut[j + 1], 0, m, hnew, 0) + rest_own[j + 1, m] > target:
+            continue
+        # rows hold at most their free cells among the columns used so far
+        # and those left, and at most one per used column
+        for i in range(q):
+            cap[i] = min(rc[i] + (free[j, i] if v > 0 else 0) + fut[j + 1, i], umax)
+        if base + _capped(cap, DY, k) > target:
+            continue
+        c[j] = v
+        placed = npl
+        used = nused
+        for t in range(p):
+            acc[t] += v * DX[j, t]
+        px = npx
+        po = npo
+        pinc[j] = inc
+        if v > 0:
+            for i in range(q):
+                rc[i] += free[j, i]
+                hrow[i] += hcol[j, i, v]
+        j += 1
+        nxt[j] = min(capx[j], k - placed)
+        if sym[0]:  # column 0 holds the most (a rotation makes it so) ...
+            nxt[j] = min(nxt[j], c[0])
+            if j == p - 1 and p >= 3:  # ... and column 1 no fewer than column p - 1 (a reflection)
+                nxt[j] = min(nxt[j], c[1])
+    out[0] = best
+    out[1] = nodes
+    out[2] = 1.0 if complete else 0.0
+
+
+def _pair_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
+    """pair[j, l, a, b] (j < l): a lower bound on the sum of DY over the
+    pairs of a free cells of column j and b free cells of column l.  For a
+    cell s of column j, its b partners cost at least h(s, b), the sum of
+    its b least distances to the free cells of column l; so the a cells
+    cost at least the a least h(s, b) summed, and symmetrically (the larger
+    of the two is kept; inf where a column has fewer free cells)."""
+    p = free.shape[0]
+    out = np.full((p, p, k + 1, k + 1), np.inf)
+    cells = [np.flatnonzero(free[j]) for j in range(p)]
+
+    def one_way(fa, fb):
+        # least[a, b]: the a least h(s, b) summed over s in fa
+        h = np.zeros((len(fa), min(len(fb), k) + 1))
+        h[:, 1:] = np.cumsum(np.sort(DY[np.ix_(fa, fb)], axis=1), axis=1)[:, :k]
+        least = np.full((k + 1, k + 1), np.inf)
+        na, nb = min(len(fa), k), h.shape[1] - 1
+        least[0, : nb + 1] = 0.0
+        least[: na + 1, 0] = 0.0
+        least[1 : na + 1, : nb + 1] = np.cumsum(np.sort(h, axis=0), axis=0)[:na]
+        return least
+
+    for j in range(p):
+        for l in range(j + 1, p):
+            if len(cells[j]) and len(cells[l]):
+                out[j, l] = np.maximum(one_way(cells[j], cells[l]), one_way(cells[l], cells[j]).T)
+    return out
+
+
+def _near_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
+    """hcol[j, i, v]: the sum of the v least DY[i, t] over the free cells t
+    of column j (0 where v exceeds them: never read there)."""
+    p, q = free.shape
+    out = np.zeros((p, q, k + 1))
+    for j in range(p):
+        cells = np.flatnonzero(free[j])
+        v = min(len(cells), k)
+        if v:
+            out[j, :, 1 : v + 1] = np.cumsum(np.sort(DY[:, cells], axis=1), axis=1)[:, :v]
+    return out
+
+
+def _axis_distance(side: int, wrap: bool) -> np.ndarray:
+    a = np.arange(side)
+    d = np.abs(a[:, None] - a[None, :]).astype(float)
+    return np.minimum(d, side - d) if wrap else d
+
+
+def _one_d(pos: np.ndarray, k: int, side: int, wrap: bool) -> np.ndarray:
+    """T[m]: the 1D optimum of m of the positions ``pos`` (with repeats),
+    m = 0..k (inf when fewer than m)."""
+    out = np.full(k + 1, np.inf)
+    out[0] = 0.0
+    ring = float(side) if wrap and side > 2 else None
+    for m in range(1, min(k, len(pos)) + 1):
+        out[m] = 0.0 if m == 1 else line(pos.astype(float), m, ring_length=ring).objective
+    return out
+
+
+def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_limit: int = 10**9,
+                         time_limit: float | None = None, deadline=None):
+    """Least W <= ``upper`` - 1 over k of the free cells ``coords`` (integer
+    (n, 2) coordinates of a ``shape`` machine, axes wrapped as ``torus``).
+
+    Returns ``(value, rows, lower)``: the best set found (W and its rows of
+    ``coords``; None, None when no set of W < ``upper`` exists or none was
+    found before the search stopped) and a proven lower bound on the
+    optimum: ``value`` when the search finished with a set, ``upper`` when
+    it finished without one, else None.  ``deadline``, a one-element array
+    of :func:`time.perf_counter` time, lets another thread stop it.
+    """
+    coords = np.asarray(coords).astype(np.int64)
+    p, q = (int(s) for s in shape)
+    free = np.zeros((p, q), dtype=np.bool_)
+    free[coords[:, 0], coords[:, 1]] = True
+    DX, DY = _axis_distance(p, bool(torus[0])), _axis_distance(q, bool(torus[1]))
+    SX = _one_d(coords[:, 0], k, p, bool(torus[0]))
+    SY = _one_d(coords[:, 1], k, q, bool(torus[1]))
+    capy = free.sum(axis=0)
+    GY = np.full(p + 1, np.inf)  # by the number u of used columns
+    for u in range(1, p + 1):
+        pos = np.repeat(np.arange(q), np.minimum(capy, u))
+        if len(pos) >= k:
+            GY[u] = _one_d(pos, k, q, bool(torus[1]))[k]
+    # own[j, v]: least W_y of v of the free cells of column j (same-column
+    # pairs); rest_own[j, m]: least sum of own over m points in columns >= j
+    own = np.full((p, k + 1), np.inf)
+    for j in range(p):
+        own[j] = _one_d(np.flatnonzero(free[j]), k, q, bool(torus[1]))
+    rest_own = np.full((p + 1, k + 1), np.inf)
+    rest_own[p, 0] = 0.0
+    for j in range(p - 1, -1, -1):
+        for m in range(k + 1):
+            rest_own[j, m] = min(own[j, v] + rest_own[j + 1, m - v] for v in range(m + 1))
+    below = np.zeros((q + 1, p), dtype=np.int64)
+    below[1:] = np.cumsum(free.T, axis=0)
+    fut = np.zeros((p + 1, q), dtype=np.int64)  # columns >= j with a free cell in row i
+    fut[:p] = np.cumsum(free[::-1], axis=0)[::-1]
+    if deadline is None:
+        deadline = np.array([math.inf])
+    if time_limit is not None:
+        deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
+    best_x = np.zeros((p, q), dtype=np.int8)
+    out = np.zeros(5)
+    # on an idle machine a rotation of a wrapped axis, and its reflection
+    # about line 0, map every set onto one of equal W: the search keeps the
+    # sets whose line 0 on that axis holds the most nodes and whose line 1
+    # holds no fewer than the last
+    idle = bool(free.all())
+    sym = np.array([idle and bool(torus[0]), idle and bool(torus[1])])
+    _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, _pair_table(free, DY, k), _near_table(free, DY, k), rest_own, fut, below, sym,
+             int(node_limit),
+             deadline, best_x, out)
+    value, complete = float(out[0]), bool(out[2])
+    rows = None
+    if value < math.inf:
+        code = {(int(a), int(b)): t for t, (a, b) in enumerate(coords.tolist())}
+        cols, rws = np.nonzero(best_x)
+        rows = np.sort([code[(int(a), int(b))] for a, b in zip(cols, rws)])
+    if not complete:
+        return (value if rows is not None else None), rows, None
+    return (value if rows is not None else None), rows, (value if rows is not None else float(upper))
