@@ -6,8 +6,8 @@ searches):
 
 1. an incumbent: Gen-Alg's best set and swap descent from the best few
    Gen-Alg centres (swaps scored from the distance matrix);
-2. cheap bounds that hold in the metric at hand (:func:`star_bound` in any
-   metric; :func:`axis_ring_bound` on a mesh or torus, where the distance
+2. cheap bounds that hold in the metric at hand (the neighbour bound in any
+   metric; the axis bound on a mesh or torus, where the distance
    is a sum over axes);
 3. on a 2D mesh or torus with integer W, the search over column and row
    counts of :mod:`._torusprofile`, for up to ``_SHORT_SEARCH`` seconds
@@ -34,15 +34,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .._jit import AVAILABLE as _HAVE_NUMBA
 from .._subset import metric_subset_result
 from .._validate import validate_positive
-from .._jit import AVAILABLE as _HAVE_NUMBA
-from ._line import line
 from ._median import gen_alg_guarantee
+from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
 
-__all__ = ["MetricProblem", "axis_ring_bound", "metric_descent", "star_bound"]
+__all__ = ["MetricProblem", "metric_descent"]
 
 #: Gen-Alg centres that seed swap descent.
 _STARTS = 6
@@ -83,48 +83,6 @@ def metric_descent(D: np.ndarray, rows: np.ndarray) -> np.ndarray:
         inside[u], inside[v] = False, True
         s += D[:, v] - D[:, u]
     return np.flatnonzero(inside)
-
-
-def star_bound(D: np.ndarray, k: int) -> float:
-    """A lower bound on W in any metric (no triangle inequality needed).
-
-    Each chosen node i sees its k - 1 partners at a total distance of at
-    least ``s_i``, the sum of its k - 1 smallest distances to other
-    candidates, and W counts every pair twice over the chosen nodes, so
-    ``W >= (sum of the k smallest s_i) / 2``.  Holds for any symmetric,
-    non-negative D (tori, networks, several processors per node).
-
-    >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
-    >>> star_bound(D, 3)  # the optimum is 4
-    3.0
-    """
-    n = len(D)
-    if k < 2:
-        return 0.0
-    off = D + np.diag(np.full(n, np.inf))
-    s = np.partition(off, k - 2, axis=1)[:, : k - 1].sum(axis=1)
-    return float(np.partition(s, k - 1)[:k].sum() / 2.0)
-
-
-def axis_ring_bound(coords: np.ndarray, k: int, shape, torus) -> float:
-    """A lower bound on W on a mesh or torus: the sum over axes of the 1D optimum.
-
-    On a mesh or torus the distance is a sum over axes of the line (or
-    ring, on a wrapped axis) distance of the coordinates, so W is too, and
-    each axis term is at least the optimum of the 1D problem on that
-    axis's coordinates of the candidates (with repeats), which
-    :func:`~optalloc.ksubset.line` solves exactly.  Holds only for that
-    metric (not for networks or several processors per node).
-
-    >>> cells = np.array([(x, y) for y in range(2) for x in range(8)])
-    >>> axis_ring_bound(cells, 8, (8, 2), (True, False))  # the optimum, a 4x2 block, has W 56
-    40.0
-    """
-    total = 0.0
-    for a, (side, wrap) in enumerate(zip(shape, torus, strict=True)):
-        pos = np.asarray(coords[:, a], dtype=float)
-        total += line(pos, k, ring_length=float(side) if wrap and side > 2 else None).objective
-    return total
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,7 +141,7 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     """The exact optimum over the distance matrix D (see the module notes).
 
     ``axes`` is ``(shape, torus)`` when D is the mesh/torus distance of
-    ``coords`` (it enables :func:`axis_ring_bound`); None otherwise.
+    ``coords`` (it enables the axis bound); None otherwise.
     """
     from ._cutloop import _cut_loop
 
@@ -209,9 +167,11 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
         best, *_ = enumerate_subsets(n, k, lambda sets: D[sets[:, iu], sets[:, ju]].sum(axis=1), chunk=4096,
                                      limit=_ENUMERATE_UP_TO, time_limit=None, start=start)
         return problem.result(best, "optimal", "small instance: enumeration", {"phase": "screen"})
-    bounds = {"star": star_bound(D, k), "gen-alg": g_w / gen_alg_guarantee(k)}
+    bounds = {"neighbour": neighbour_metric(D, k)}
+    if gen_alg_holds(D, axes is not None):
+        bounds["gen-alg"] = g_w / gen_alg_guarantee(k)
     if axes is not None:
-        bounds["axes"] = axis_ring_bound(pts, k, *axes)
+        bounds["axis"] = axis_metric(pts, k, *axes)
     lb = max(bounds.values())
     extra = {"bounds": {name: round(v, 6) for name, v in bounds.items()}}
     if problem.closed(lb, ub):

@@ -1,7 +1,7 @@
 """The exact solver in any metric and the bounds it uses, against brute force.
 
 Every bound is checked against the brute-force optimum on random small
-machines of each kind it claims to hold for: the star bound on tori,
+machines of each kind it claims to hold for: the neighbour bound on tori,
 random graphs (hops, integer and real lengths), dragonflies, fat trees and
 machines with several processors per node; the axis bound on meshes and
 tori (2D and 3D) only.  The exact solver is checked on instances large
@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
-from optalloc.ksubset._metricexact import axis_ring_bound, metric_descent, star_bound
+from optalloc.ksubset._metric_bounds import axis_metric, neighbour_metric
+from optalloc.ksubset._metricexact import metric_descent
 from optalloc.machine import Machine, dragonfly, fat_tree, processors_per_node
 
 TOL = 1e-9
@@ -81,11 +82,11 @@ def _other(rng):
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([_grid, _graph, _other]))
-def test_star_bound_holds_in_any_metric(seed, make):
+def test_neighbour_bound_holds_in_any_metric(seed, make):
     rng = np.random.default_rng(seed)
     m = make(rng)
     inst = machine_problem(m, int(rng.integers(1, m.n_free + 1)))
-    assert star_bound(inst.D, inst.k) <= _opt(inst.D, inst.k) + TOL
+    assert neighbour_metric(inst.D, inst.k) <= _opt(inst.D, inst.k) + TOL
 
 
 @settings(max_examples=300, deadline=None)
@@ -94,14 +95,14 @@ def test_axis_bound_holds_on_meshes_and_tori(seed):
     rng = np.random.default_rng(seed)
     m = _grid(rng)
     inst = machine_problem(m, int(rng.integers(1, m.n_free + 1)))
-    assert axis_ring_bound(inst.coords, inst.k, *inst.axes) <= _opt(inst.D, inst.k) + TOL
+    assert axis_metric(inst.coords, inst.k, *inst.axes) <= _opt(inst.D, inst.k) + TOL
 
 
 def test_axis_bound_is_the_optimum_of_a_ring():
     # one wrapped axis: the bound is the ring optimum itself
     m = Machine((9,), torus=True)
     inst = machine_problem(m, 4)
-    assert axis_ring_bound(inst.coords, 4, *inst.axes) == _opt(inst.D, 4) == 10
+    assert axis_metric(inst.coords, 4, *inst.axes) == _opt(inst.D, 4) == 10
 
 
 def test_metric_descent_reaches_a_swap_local_optimum():
