@@ -294,7 +294,7 @@ def test_table(cert):
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"machine": "4x4 torus", "allocators": ("ptas",)}, "has no meaning on the 4x4 torus"),
+    ({"machine": "4x4 torus", "allocators": ("ptas",)}, "does not fit a 4x4 torus"),
     ({"allocators": ("mm", "mm")}, "twice"),
     ({"allocators": ("nope",)}, "unknown method"),
     ({"driver": "mc1x1:bogus=1"}, "does not take option"),

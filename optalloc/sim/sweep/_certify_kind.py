@@ -126,7 +126,7 @@ def make_certify_sweep(*, traces, machines, schedulers=("easy",), drivers=None, 
     >>> [(c.machine, c.allocator) for c in cfg.configurations]
     [('8x4', 'gen-alg'), ('4x4 torus', 'gen-alg')]
     >>> cfg.configurations[1].spec["allocators"]
-    ['gen-alg', '1d:gilbert:best-fit']
+    ['mm', 'gen-alg', 'mc1x1', 'mm-inc', '1d:gilbert:best-fit']
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"`name` must be a non-empty string, got {name!r}")
