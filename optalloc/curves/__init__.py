@@ -58,7 +58,7 @@ SAND2003-3702 sec. 4.3): ``free_list``, ``first_fit``, ``best_fit``,
 """
 
 from ._alloc1d import allocate_1d, best_fit, first_fit, free_list, sum_of_squares
-from ._boxes import BOX_ORDERS, box_order, gilbert, hilbert, row_major, snake
+from ._boxes import gilbert, hilbert, row_major, snake
 from ._graph import GRAPH_METHODS, graph_distances, order_graph
 from ._ip import MAX_IP_NODES, order_ip
 from ._objective import (
@@ -71,6 +71,7 @@ from ._objective import (
     rank_weights,
 )
 from ._ordering1d import Ordering1D
+from ._orders import BOX_ORDERS, box_order
 from ._ranks import STRATEGIES, Allocation1D, allocate_ranks, span
 from ._torus import CLOSED_ORDERS, closed_curve_exists, closed_gilbert, closed_snake, moore
 

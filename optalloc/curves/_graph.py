@@ -131,7 +131,7 @@ def curve_start(labels, method: str) -> np.ndarray:
     ``hilbert`` pads the box to a power-of-two square or cube (as Slurm
     does); ``gilbert`` needs no padding.
     """
-    from ._boxes import box_order
+    from ._orders import box_order
 
     pts = _coordinates(labels)
     if pts is None:
@@ -286,7 +286,7 @@ def _order_graph(G, method, weights, ring, weight, rng, time_limit, iterations, 
             raise ValueError(f"brute force enumerates N!/2 orders; N = {n} is above {BRUTE_MAX}")
         order, bound = _brute(D, c)
     elif method in _CURVES[4:] and grid is not None and grid.ndim in (2, 3):
-        from ._boxes import box_order  # the closed curves see the machine's wrap links
+        from ._orders import box_order  # the closed curves see the machine's wrap links
 
         order = grid.node_ids(box_order(grid, method.replace("-", "_"))).astype(np.intp)
     elif method in _CURVES:

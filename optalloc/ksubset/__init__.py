@@ -50,7 +50,7 @@ from ._gap import GapReport, gap
 from ._line import line
 from ._mc import mc1x1
 from ._median import gen_alg, mm, mm_inc
-from ._metric_bounds import metric_lower_bound
+from ._metric import metric_lower_bound
 from ._profile import profile_bound, profile_search
 from ._ptas import ptas
 from ._session import ExactSession

@@ -215,7 +215,7 @@ def _machine_gap(machine, chosen, *, time_limit, brute_limit, progress, start) -
     """:func:`gap` on a Machine: ``chosen`` are free node ids."""
     from dataclasses import replace
 
-    from ._metric_bounds import metric_lower_bound
+    from ._metric import metric_lower_bound
     from ._solve import solve
 
     try:

@@ -41,10 +41,11 @@ from .._pyomo import silent_highs, solver_output_to_stderr
 from .._subset import metric_subset_result
 from .._validate import validate_positive
 from ._median import gen_alg_guarantee
+from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
 from ._metricexact import solve_metric_exact
 from ._small import BRUTE_LIMIT, enumerate_subsets
 
-__all__ = ["METRIC_METHODS", "MetricInstance", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
+__all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
 
 
 class MetricInstance(NamedTuple):
@@ -247,6 +248,61 @@ def _pairwise_mip(D, k, *, ids, coords=None, time_limit=None):
     return metric_subset_result(D, rows, ids=ids, coords=coords, method="exact", start=start,
                                 bound=None if termination == "error" else bound, termination=termination,
                                 message=msg, exact=True, extra={"nodes": int(info.mip_node_count)})
+
+
+def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
+    """Cheap proven lower bounds on the optimum of k free nodes of ``machine``,
+    in the machine's own metric, by name (see the module notes for the
+    metrics each holds for).
+
+    On a mesh the bounds of :func:`lower_bound` apply to the free points;
+    this function serves tori and networks and returns only bounds that
+    hold there: ``neighbour`` always, ``axis`` on a torus, ``gen-alg`` where
+    the distances are known to be a metric.
+
+    Parameters
+    ----------
+    machine : Machine
+        Its free nodes are the candidates.
+    k : int
+        1 <= k <= number of free nodes.
+    quick : bool
+        Only the neighbour bound (O(n^2) for n free nodes): for many
+        states in little time.
+
+    Returns
+    -------
+    dict of str to float
+
+    Raises
+    ------
+    ValueError
+        ``machine`` is not a Machine, or k is out of range.
+
+    Examples
+    --------
+    >>> from optalloc.machine import Machine
+    >>> from optalloc.ksubset import metric_lower_bound, solve
+    >>> m = Machine((4, 4), torus=True)
+    >>> b = metric_lower_bound(m, 5)
+    >>> sorted(b), max(b.values()) <= solve(m, 5, method="brute").objective
+    (['axis', 'gen-alg', 'neighbour'], True)
+    """
+    from ..machine import Machine
+
+    if not isinstance(machine, Machine):
+        raise ValueError(f"`machine` must be a Machine, got {type(machine).__name__}")  # noqa: TRY004
+    inst = machine_problem(machine, k)
+    D, k = inst.D, inst.k
+    out = {"neighbour": neighbour_metric(D, k)}
+    if quick:
+        return out
+    if machine.is_grid:
+        out["axis"] = axis_metric(inst.coords, k, *inst.axes)
+    if k >= 2 and gen_alg_holds(D, machine.is_grid):
+        _, _, w = _gen_alg_rows(D, k)
+        out["gen-alg"] = float(w) / gen_alg_guarantee(k)
+    return out
 
 
 #: Methods that hold in any metric: name -> function over (D, k, ids=, coords=).

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TRIANGLE_CHECK_MAX", "metric_lower_bound"]
+__all__ = ["TRIANGLE_CHECK_MAX", "axis_metric", "gen_alg_holds", "neighbour_metric"]
 
 #: Free nodes of a network up to which the triangle inequality is checked
 #: (O(n^3)) so that the Gen-Alg bound may be used.
@@ -92,60 +92,3 @@ def _is_metric(D: np.ndarray, tol: float = 1e-9) -> bool:
         if np.any(D > D[:, m : m + 1] + D[m : m + 1, :] + tol * (1.0 + np.abs(D))):
             return False
     return True
-
-
-def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
-    """Cheap proven lower bounds on the optimum of k free nodes of ``machine``,
-    in the machine's own metric, by name (see the module notes for the
-    metrics each holds for).
-
-    On a mesh the bounds of :func:`lower_bound` apply to the free points;
-    this function serves tori and networks and returns only bounds that
-    hold there: ``neighbour`` always, ``axis`` on a torus, ``gen-alg`` where
-    the distances are known to be a metric.
-
-    Parameters
-    ----------
-    machine : Machine
-        Its free nodes are the candidates.
-    k : int
-        1 <= k <= number of free nodes.
-    quick : bool
-        Only the neighbour bound (O(n^2) for n free nodes): for many
-        states in little time.
-
-    Returns
-    -------
-    dict of str to float
-
-    Raises
-    ------
-    ValueError
-        ``machine`` is not a Machine, or k is out of range.
-
-    Examples
-    --------
-    >>> from optalloc.machine import Machine
-    >>> from optalloc.ksubset import metric_lower_bound, solve
-    >>> m = Machine((4, 4), torus=True)
-    >>> b = metric_lower_bound(m, 5)
-    >>> sorted(b), max(b.values()) <= solve(m, 5, method="brute").objective
-    (['axis', 'gen-alg', 'neighbour'], True)
-    """
-    from ..machine import Machine
-    from ._median import gen_alg_guarantee
-    from ._metric import _gen_alg_rows, machine_problem
-
-    if not isinstance(machine, Machine):
-        raise ValueError(f"`machine` must be a Machine, got {type(machine).__name__}")  # noqa: TRY004
-    inst = machine_problem(machine, k)
-    D, k = inst.D, inst.k
-    out = {"neighbour": neighbour_metric(D, k)}
-    if quick:
-        return out
-    if machine.is_grid:
-        out["axis"] = axis_metric(inst.coords, k, *inst.axes)
-    if k >= 2 and gen_alg_holds(D, machine.is_grid):
-        _, _, w = _gen_alg_rows(D, k)
-        out["gen-alg"] = float(w) / gen_alg_guarantee(k)
-    return out

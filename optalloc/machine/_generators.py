@@ -18,12 +18,22 @@ import operator
 import numpy as np
 
 from ._machine import DENSE_MAX, Machine
-from ._specs import dragonfly_text, fat_tree_text
 
 __all__ = ["dragonfly", "fat_tree", "processors_per_node"]
 
 ARRANGEMENTS = ("absolute", "relative", "circulant")
 
+
+
+def dragonfly_text(groups, routers, nodes, global_links, arrangement) -> str:
+    """The description of a dragonfly, in the keyword form ``parse_machine`` reads."""
+    return (f"dragonfly:groups={groups},routers={routers},nodes={nodes},global={global_links},"
+            f"arrangement={arrangement}")
+
+
+def fat_tree_text(k) -> str:
+    """The description of a k-ary fat tree, ``fattree:k=K``."""
+    return f"fattree:k={k}"
 
 def _positive(name: str, value) -> int:
     try:

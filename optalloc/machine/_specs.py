@@ -23,23 +23,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["dragonfly_text", "fat_tree_text", "parse_generated"]
+from ._generators import dragonfly, fat_tree
+
+__all__ = ["parse_generated"]
 
 _GENERATED = re.compile(r"^\s*(dragonfly|fat[-_]?tree)\s*(?::\s*(.*?))?\s*$", re.IGNORECASE | re.DOTALL)
 _DRAGONFLY_KEYS = ("groups", "routers", "nodes", "global_links", "arrangement")
 _ALIASES = {"global": "global_links", "g": "groups", "a": "routers", "p": "nodes", "h": "global_links"}
 _DRAGONFLY_FORM = "'dragonfly:G,R,N,L[,ARRANGEMENT]' or 'dragonfly:groups=9,routers=4,nodes=2,global=2'"
-
-
-def dragonfly_text(groups, routers, nodes, global_links, arrangement) -> str:
-    """The description of a dragonfly, in the keyword form ``parse_machine`` reads."""
-    return (f"dragonfly:groups={groups},routers={routers},nodes={nodes},global={global_links},"
-            f"arrangement={arrangement}")
-
-
-def fat_tree_text(k) -> str:
-    """The description of a k-ary fat tree, ``fattree:k=K``."""
-    return f"fattree:k={k}"
 
 
 def _integer(spec: str, name: str, text: str) -> int:
@@ -50,7 +41,6 @@ def _integer(spec: str, name: str, text: str) -> int:
 
 
 def _dragonfly(spec: str, body: str | None):
-    from ._generators import dragonfly
 
     params: dict = {}
     if body:
@@ -87,7 +77,6 @@ def _dragonfly(spec: str, body: str | None):
 
 
 def _fat_tree(spec: str, body: str | None):
-    from ._generators import fat_tree
 
     if not body:
         raise ValueError(f"`machine` {spec!r}: give the arity, as in 'fattree:4' or 'fattree:k=4'")

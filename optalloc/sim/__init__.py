@@ -59,13 +59,13 @@ duplicates; ``read_sweep`` and ``format_sweep`` read the results back.
 """
 
 from ..machine import Machine, parse_machine
+from ._allocator_names import parse_allocator
 from ._allocators import (
     Allocation,
     Allocator,
     KSubsetAllocator,
     OneDAllocator,
     RandomAllocator,
-    parse_allocator,
 )
 from ._canonical import canonical_key
 from ._certify import DEFAULT_ALLOCATORS, certify, default_allocators, default_driver
@@ -107,7 +107,8 @@ from ._plot_network import plot_network
 from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine, plot_sweep
 from ._rows import DecisionRow
 from ._runtime import RuntimeModel, TimePerDistance, parse_runtime_model
-from ._schedulers import EASY, FCFS, SCHEDULERS, Conservative, Scheduler, make_scheduler
+from ._scheduler_names import SCHEDULERS, make_scheduler
+from ._schedulers import EASY, FCFS, Conservative, Scheduler
 from ._simulate import Decision, SimulationResult, simulate
 from ._swf import Job, Trace, TraceReport, read_swf, write_swf
 from ._transforms import copy_stride, replicate, work_multiple

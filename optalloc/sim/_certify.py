@@ -51,7 +51,8 @@ from typing import NamedTuple
 
 from .._progress import check_progress, library_progress
 from ..machine import Machine, parse_machine
-from ._allocators import Allocator, KSubsetAllocator, parse_allocator
+from ._allocator_names import parse_allocator
+from ._allocators import Allocator, KSubsetAllocator
 from ._certify_files import _RowFile
 from ._certify_machine import adapt, default_allocators, default_driver, metric_name
 from ._certify_result import AllocatorSummary, Certification, SizeSummary

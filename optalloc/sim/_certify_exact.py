@@ -211,9 +211,9 @@ class StateSolver:
                 raise
 
     def _run_dask(self, states, handle, stop):
-        from .sweep._dask import _dask_client
+        from ._dask_client import dask_client
 
-        dask = _dask_client(self.scheduler)
+        dask = dask_client(self.scheduler)
         futures = []
         try:
             from distributed import as_completed

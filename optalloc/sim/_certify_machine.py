@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ksubset
-from ._allocators import Allocator, KSubsetAllocator, parse_allocator
+from ._allocator_names import parse_allocator
+from ._allocators import Allocator, KSubsetAllocator
 from ._netalloc import check_allocator
 
 __all__ = ["default_allocators", "default_driver", "metric_name", "metric_weight"]

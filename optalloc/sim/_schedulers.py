@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import math
 
-__all__ = ["EASY", "FCFS", "SCHEDULERS", "Conservative", "Scheduler", "make_scheduler"]
+__all__ = ["EASY", "FCFS", "Conservative", "Scheduler"]
 
 
 class Scheduler:
@@ -225,27 +225,3 @@ class Conservative(Scheduler):
 
 
 #: Scheduler name -> class (the Cplant schedulers are added at the end of this module).
-SCHEDULERS = {"fcfs": FCFS, "easy": EASY, "conservative": Conservative}
-
-
-def make_scheduler(scheduler) -> Scheduler:
-    """A scheduler from a name (``"fcfs"``, ``"easy"``, ``"conservative"``,
-    ``"cplant"`` and its variants, see :data:`SCHEDULERS`) or an instance.
-
-    Examples
-    --------
-    >>> make_scheduler("easy")
-    EASY()
-    """
-    if isinstance(scheduler, Scheduler):
-        return scheduler
-    if isinstance(scheduler, str) and scheduler.lower() in SCHEDULERS:
-        return SCHEDULERS[scheduler.lower()]()
-    raise ValueError(f"`scheduler` must be one of {', '.join(map(repr, SCHEDULERS))} or a Scheduler, "
-                     f"got {scheduler!r}")
-
-
-# last: the Cplant schedulers subclass the schedulers above
-from ._cplant import CPLANT_SCHEDULERS
-
-SCHEDULERS.update(CPLANT_SCHEDULERS)

@@ -17,7 +17,8 @@ import numpy as np
 from .._progress import Progress, library_progress
 from .._result import Result
 from ..machine import Machine, parse_machine
-from ._allocators import Allocation, Allocator, parse_allocator
+from ._allocator_names import parse_allocator
+from ._allocators import Allocation, Allocator
 from ._events import ARRIVAL, DISPATCH, FINISH, EventQueue
 from ._fairness import DEFAULT_HALF_LIFE, FairStart, check_users
 from ._locality import JOB_FIELDS, job_locality, locality_context
@@ -34,7 +35,7 @@ from ._metrics import (
 )
 from ._netalloc import check_allocator
 from ._runtime import parse_runtime_model
-from ._schedulers import make_scheduler
+from ._scheduler_names import make_scheduler
 from ._swf import Job, Trace, TraceReport
 from ._transforms import cap_runtime
 

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ...machine import parse_machine
-from .._allocators import parse_allocator
+from .._allocator_names import parse_allocator
 from .._certify_machine import adapt, default_allocators, default_driver
 from ._spec import (
     KEY_VERSION,

@@ -7,35 +7,8 @@ in local processes does not need them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
 
 from . import _worker
-
-
-class _DaskClient(NamedTuple):
-    """A ``distributed.Client`` (or None) and whether this run opened it (and must close it)."""
-
-    client: object
-    owned: bool
-
-
-def _dask_client(scheduler) -> _DaskClient:
-    if not isinstance(scheduler, str):
-        if hasattr(scheduler, "submit") and hasattr(scheduler, "scatter"):
-            return _DaskClient(scheduler, False)
-        raise ValueError(f"`scheduler` must be an address such as 'tcp://HOST:PORT' or a "
-                         f"distributed.Client, got {scheduler!r}")
-    if "://" not in scheduler:
-        raise ValueError(f"`scheduler` must be an address such as 'tcp://HOST:PORT', got {scheduler!r}")
-    try:
-        from distributed import Client
-    except ImportError as exc:
-        raise ImportError(f"a Dask scheduler needs dask and distributed (pip install 'optalloc[cluster]'): {exc}") \
-            from None
-    try:
-        return _DaskClient(Client(scheduler, timeout=20), True)
-    except (OSError, TimeoutError) as exc:
-        raise ValueError(f"`scheduler` {scheduler!r}: cannot connect ({exc})") from None
 
 
 def _execute_dask(tasks, payloads, client, handle):
