@@ -39,6 +39,7 @@ from .._subset import metric_subset_result
 from .._validate import validate_positive
 from ._median import gen_alg_guarantee
 from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
+from ._race import ProfileRace
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
 
@@ -243,22 +244,22 @@ def _merge(state: Bracket, value, idx, lower) -> Bracket:
     return state
 
 
-class TorusRace:
+class TorusRace(ProfileRace):
     """:func:`torus_profile_search` in a thread beside the cut loop (the
     compiled search runs without the GIL, as HiGHS does): when it finishes
-    it cancels the LP it watches; :meth:`join` stops it and merges its
-    result.  The same interface as the profile search's race on points."""
+    it cancels the LP it watches (:meth:`watch`); :meth:`join` stops it and
+    merges its result.  The profile search's race, with the torus search."""
 
-    def __init__(self, problem: MetricProblem, axes, state: Bracket):
+    def __init__(self, problem: MetricProblem, axes, state: Bracket):  # noqa: D107 - the race's own start
         time_left = problem.time_left()
         self.deadline = np.array([math.inf if time_left is None else time.perf_counter() + time_left])
         self.result, self.lp, self.joined = None, None, False
         self.started, self.seconds = time.perf_counter(), 0.0
         self.proven = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(problem, axes, state.ub), daemon=True)
+        self.thread = threading.Thread(target=self._run_torus, args=(problem, axes, state.ub), daemon=True)
         self.thread.start()
 
-    def _run(self, problem, axes, ub):
+    def _run_torus(self, problem, axes, ub):
         self.result = torus_profile_search(problem.pts, problem.k, *axes, ub, deadline=self.deadline)
         self.seconds = time.perf_counter() - self.started
         if self.result[2] is not None:  # finished: its best set, or the incumbent, is optimal
@@ -266,20 +267,6 @@ class TorusRace:
             lp = self.lp
             if lp is not None:
                 lp.h.cancelSolve()
-
-    def watch(self, lp) -> None:
-        """Let the search cancel ``lp`` (from now on) when it finishes."""
-        lp.h.HandleUserInterrupt = True
-        self.lp = lp
-        if self.proven.is_set():
-            lp.h.cancelSolve()
-
-    def finish(self):
-        """Stop the search; its ``(value, indices, lower)`` (None if it failed)."""
-        self.deadline[0] = -math.inf
-        self.thread.join()
-        self.joined = True
-        return self.result
 
     def join(self, state: Bracket, problem: MetricProblem, extra: dict, verbose: bool) -> Bracket:
         """Stop the search and take its set and bound into ``state`` (once)."""
