@@ -15,8 +15,9 @@ import time
 from dataclasses import dataclass
 
 from ..._progress import Progress, check_progress
+from .._dask_client import DaskClient, dask_client
 from . import _worker
-from ._dask import _dask_client, _DaskClient, _execute_dask
+from ._dask import _execute_dask
 from ._report import SweepReport
 from ._spec import SweepConfig
 from ._store import _connect, _register_configs, _write_result
@@ -194,7 +195,7 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
         config = load_sweep(config)
     workers = _check_workers(workers)
     check_progress(progress)
-    dask = _dask_client(scheduler) if scheduler is not None else _DaskClient(None, False)  # fail before the db
+    dask = dask_client(scheduler) if scheduler is not None else DaskClient(None, False)  # fail before the db
     try:
         return _run(config, db, _Executor(workers, scheduler, dask.client), progress, t0)
     finally:
