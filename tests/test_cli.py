@@ -110,7 +110,7 @@ def _bad(tmp_path, name, text):
         (["solve", "--map", "does-not-exist.txt", "--k", "3"], "no such file"),
         (["solve", "--machine", "does-not-exist.txt", "--k", "3"], "no such file"),
         (["solve", "--machine", "8y8", "--k", "3"], "--machine"),
-        (["solve", "--machine", "8x8 torus", "--k", "3"], "without wrap-around links"),
+        (["solve", "--machine", "8x8 torus", "--k", "3", "--method", "line"], "needs a mesh; on a 8x8 torus"),
         (["solve", "--machine", "8x8", "--k", "3", "--shape", "8x8"], "--shape is taken from --machine"),
         (["solve", "--map", MESH, "--machine", "8x8", "--k", "3"], "not allowed with argument"),
         (["solve", "--points", PLANE, "--k", "3", "--method", "mc1x1"], "needs the mesh extent"),
@@ -297,3 +297,17 @@ def test_bench_suites_on_the_command_line_are_the_benchmark_suites():
     from optalloc.cli import _bench as cli_bench
 
     assert tuple(cli_bench.SUITES) == tuple(bench.SUITES)
+
+
+def test_solve_on_a_torus_and_a_network(capsys, tmp_path):
+    import networkx as nx
+
+    code, out, _ = run(capsys, "solve", "--machine", "6x6 torus", "--k", 4, "--method", "exact", "--json")
+    res = json.loads(out)
+    assert code == 0 and res["status"] == "optimal" and res["objective"] == 8.0  # a 2x2 block
+    path = tmp_path / "ring.json"
+    path.write_text(json.dumps(nx.node_link_data(nx.cycle_graph(["a", "b", "c", "d", "e", "f"]), edges="links")))
+    code, out, _ = run(capsys, "solve", "--machine", path, "--k", 3, "--method", "gen-alg")
+    assert code == 0 and "W = 4" in out
+    chosen = out.split("chosen:")[1].split()
+    assert len(chosen) == 3 and set(chosen) <= set("abcdef")

@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from optalloc.ksubset import METHODS, gap, method_options, solve
+from optalloc.ksubset import METHODS, gap, machine_methods, method_options, solve
 from optalloc.machine import read_map, read_points
 
 from ._common import (
@@ -108,7 +108,47 @@ def add_instance(p: argparse.ArgumentParser) -> None:
 # ---------------------------------------------------------------- solve
 
 
+def _metric_machine(args):
+    """The machine of ``--machine``/``--map`` when it is a torus or a
+    network (solved in its own metric), else None."""
+    if args.points is not None:
+        return None
+    machine = read_map(args.map) if args.map is not None else load_machine(args.machine)
+    return None if machine.kind == "mesh" else machine
+
+
+def _solve_on_machine(args, machine) -> int:
+    """``solve`` on a torus or network: ``ksubset.solve(machine, k)``, the
+    chosen nodes as coordinates (torus) or labels (network)."""
+    methods = machine_methods(machine)
+    if args.method not in methods:
+        raise UsageError(f"method {args.method!r} needs a mesh{'' if machine.is_grid else ' or torus'}; on a "
+                         f"{machine.describe()} use one of: {', '.join(methods)}")
+    for name in ("shape", "tie_break", "request", "ring_length", "strips"):
+        if getattr(args, name, None) is not None:
+            raise UsageError(f"{FLAGS.get(name, '--' + name.replace('_', '-'))} does not apply on a "
+                             f"{machine.describe()}")
+    options = {}
+    if args.time_limit is not None and args.method not in ("exact", "brute"):
+        raise UsageError(f"--time-limit does not apply to method {args.method!r}")
+    if args.method in ("exact", "brute"):
+        limit = parse_time_limit(args.time_limit, EXACT_TIME_LIMIT if args.method == "exact" else None)
+        if limit is not None:
+            options["time_limit"] = limit
+    check_out(args.out, args.force)
+    with progress_for(args, f"solve {args.method}", enabled=args.method in LONG_METHODS):
+        result = solve(machine, args.k, method=args.method, **options)
+    if machine.is_grid:
+        chosen = [point_text(p) for p in result.points]
+    else:
+        chosen = [str(machine.labels[i]) if machine.labels is not None else str(i) for i in result.indices]
+    return _report(args, result, options, chosen)
+
+
 def cmd_solve(args) -> int:
+    machine = _metric_machine(args)
+    if machine is not None:
+        return _solve_on_machine(args, machine)
     pts, shape = load_instance(args)
     accepted = method_options(args.method)  # argparse checked the name
     wanted = {
@@ -136,8 +176,13 @@ def cmd_solve(args) -> int:
         if "progress" in accepted:
             options["progress"] = progress
         result = solve(pts, args.k, method=args.method, **options)
+    return _report(args, result, options, [point_text(p) for p in result.points])
+
+
+def _report(args, result, options, chosen) -> int:
+    """Write ``--out``, print the result (JSON or rows and the chosen lines)."""
     if args.out and result.status in ("optimal", "feasible"):
-        write_lines(args.out, [point_text(p) + "\n" for p in result.points], args.force)
+        write_lines(args.out, [line + "\n" for line in chosen], args.force)
     if args.json:
         print_json(result.to_dict())
     else:
@@ -162,8 +207,8 @@ def cmd_solve(args) -> int:
             rows.append(("stopped", f"at the time limit of {limit} s (--time-limit S, or none for no limit): {known}"))
         print_rows(rows)
         print("chosen:")
-        for p in result.points:
-            print("  " + point_text(p))
+        for line in chosen:
+            print("  " + line)
     return EXIT_OK if result.status in ("optimal", "feasible") else EXIT_NO_SOLUTION
 
 
