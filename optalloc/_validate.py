@@ -50,6 +50,33 @@ def as_int(value, name: str) -> int:
         raise ValueError(f"`{name}` must be an integer, got {value!r}") from None
 
 
+def int_at_least(value, low: int, message: str, *, below: str | None = None) -> int:
+    """``value`` as an int of at least ``low`` (a bool or a float is refused):
+    otherwise a one-line ValueError ``"{message}, got {value!r}"``, with
+    ``below`` in place of ``message`` for an integer under ``low``.
+
+    >>> int_at_least(3, 1, "`n` must be a positive integer")
+    3
+    >>> int_at_least(True, 1, "`n` must be a positive integer")
+    Traceback (most recent call last):
+    ...
+    ValueError: `n` must be a positive integer, got True
+    >>> int_at_least(0, 1, "`n` must be a positive integer", below="`n` must be at least 1")
+    Traceback (most recent call last):
+    ...
+    ValueError: `n` must be at least 1, got 0
+    """
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        v = operator.index(value)
+    except TypeError:
+        raise ValueError(f"{message}, got {value!r}") from None
+    if v < low:
+        raise ValueError(f"{below or message}, got {v!r}")
+    return v
+
+
 def validate_k(k, n: int) -> int:
     """Return ``k`` as an int in [1, n]."""
     k = as_int(k, "k")

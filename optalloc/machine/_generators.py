@@ -13,10 +13,9 @@ router or edge switch are 2 hops apart. Meshes and tori of any dimension are
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
+from .._validate import int_at_least
 from ._machine import DENSE_MAX, Machine
 
 __all__ = ["dragonfly", "fat_tree", "processors_per_node"]
@@ -36,28 +35,13 @@ def fat_tree_text(k) -> str:
     return f"fattree:k={k}"
 
 def _positive(name: str, value) -> int:
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        v = operator.index(value)
-    except TypeError:
-        raise ValueError(f"`{name}` must be a positive integer, got {value!r}") from None
-    if v < 1:
-        raise ValueError(f"`{name}` must be a positive integer, got {v}")
-    return v
+    return int_at_least(value, 1, f"`{name}` must be a positive integer")
 
 
 def _count(value) -> int:
     """A processor count of one node: a non-negative integer."""
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        v = operator.index(value)
-    except TypeError:
-        raise ValueError(f"`counts` must hold non-negative integers, got {value!r}") from None
-    if v < 0:
-        raise ValueError(f"`counts` must hold non-negative integers (processors per node), got {v}")
-    return v
+    return int_at_least(value, 0, "`counts` must hold non-negative integers",
+                        below="`counts` must hold non-negative integers (processors per node)")
 
 
 def _compute_machine(G, hosts) -> Machine:
@@ -194,13 +178,8 @@ def fat_tree_graph(k):
     ``(G, host labels)``. See :func:`fat_tree`."""
     import networkx as nx
 
-    try:
-        if isinstance(k, bool):
-            raise TypeError
-        k = operator.index(k)
-    except TypeError:
-        raise ValueError(f"`k` must be an even integer >= 2, got {k!r}") from None
-    if k < 2 or k % 2:
+    k = int_at_least(k, 2, "`k` must be an even integer >= 2")
+    if k % 2:
         raise ValueError(f"`k` must be an even integer >= 2, got {k}")
     half = k // 2
     G = nx.Graph()

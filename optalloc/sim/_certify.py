@@ -43,13 +43,13 @@ arguments.
 from __future__ import annotations
 
 import math
-import operator
 import os
 import time as _time
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from .._progress import check_progress, library_progress
+from .._validate import int_at_least
 from ..machine import Machine, parse_machine
 from ._allocator_names import parse_allocator
 from ._allocators import Allocator, KSubsetAllocator
@@ -131,15 +131,7 @@ def _check_seconds(value, name):
 
 
 def _check_workers(workers) -> int:
-    try:
-        if isinstance(workers, bool):
-            raise TypeError
-        workers = operator.index(workers)
-    except TypeError:
-        raise ValueError(f"`workers` must be a positive integer, got {workers!r}") from None
-    if workers < 1:
-        raise ValueError(f"`workers` must be at least 1, got {workers}")
-    return workers
+    return int_at_least(workers, 1, "`workers` must be a positive integer", below="`workers` must be at least 1")
 
 
 def certify(trace, machine, *, driver=None, allocators=None, exact=True, time_limit=_TIME_LIMIT,

@@ -18,10 +18,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-import operator
 
 import numpy as np
 
+from .._validate import int_at_least
 from ._swf import Job, Trace  # noqa: F401 (Job: for the examples)
 
 __all__ = ["replicate", "work_multiple"]
@@ -53,15 +53,7 @@ def check_work_multiple(factor) -> float:
 
 def check_replication(factor) -> int:
     """``factor`` as an integer >= 1; a one-line ValueError otherwise."""
-    try:
-        if isinstance(factor, bool):
-            raise TypeError
-        n = operator.index(factor)
-    except TypeError:
-        raise ValueError(f"`replication` must be an integer of at least 1, got {factor!r}") from None
-    if n < 1:
-        raise ValueError(f"`replication` must be an integer of at least 1, got {n}")
-    return n
+    return int_at_least(factor, 1, "`replication` must be an integer of at least 1")
 
 
 def work_multiple(trace, factor) -> Trace:
