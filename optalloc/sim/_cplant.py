@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 
 from ._fairness import DEFAULT_HALF_LIFE, FairShare, check_half_life, user_key
-from ._schedulers import Conservative, Scheduler, _head_run
+from ._schedulers import Conservative, Scheduler, _head_run, backfill, head_reservation
 
 __all__ = [
     "CPLANT_SCHEDULERS",
@@ -80,22 +80,6 @@ class CplantQueue(Scheduler):
     def select(self, now, waiting, free, running):
         order = sorted(range(len(waiting)), key=lambda i: (waiting[i].procs, waiting[i].estimate, i))
         return _head_run([waiting[i] for i in order], free)[0]
-
-
-def _shadow(now, head, free, running, picks):
-    """Reservation of ``head``: the shadow time and the extra processors."""
-    if picks:
-        running = sorted(list(running) + [(now + j.estimate, j.procs) for j in picks])
-    avail, shadow = free, None
-    for end, p in running:
-        if shadow is not None and end > shadow:
-            break
-        avail += p
-        if shadow is None and avail >= head.procs:
-            shadow = end
-    if shadow is None:
-        raise RuntimeError(f"job {head.job_id} needs {head.procs} processors, more than the machine has")
-    return shadow, avail - head.procs
 
 
 class _FairShareScheduler(Scheduler):
@@ -180,19 +164,8 @@ class Cplant(_FairShareScheduler):
                 break
         if head is None or free == 0:
             return picks
-        shadow, extra = _shadow(now, head, free, running, picks)
-        for job in order[i + 1:]:
-            if job.procs <= free:
-                if now + job.estimate <= shadow:
-                    picks.append(job)
-                    free -= job.procs
-                elif job.procs <= extra:
-                    picks.append(job)
-                    free -= job.procs
-                    extra -= job.procs
-                if free == 0:
-                    break
-        return picks
+        shadow, extra = head_reservation(now, head, free, running, picks)
+        return backfill(now, order[i + 1:], free, shadow, extra, picks)
 
     def __repr__(self):
         return f"{type(self).__name__}()"

@@ -77,6 +77,44 @@ def _head_run(waiting, free):
     return picks, i, free
 
 
+def head_reservation(now, head, free, running, picks) -> tuple[float, int]:
+    """The queue head's reservation: the shadow time (the earliest
+    estimated end that frees enough processors for ``head``; the jobs of
+    ``picks``, just started, hold theirs until their estimate) and the extra
+    processors free then beyond the head's."""
+    if picks:
+        running = sorted(list(running) + [(now + j.estimate, j.procs) for j in picks])
+    avail, shadow = free, None
+    for end, p in running:
+        if shadow is not None and end > shadow:
+            break
+        avail += p  # every job ending at the shadow time counts
+        if shadow is None and avail >= head.procs:
+            shadow = end
+    if shadow is None:
+        raise RuntimeError(f"job {head.job_id} needs {head.procs} processors, more than the machine has")
+    return shadow, avail - head.procs
+
+
+def backfill(now, jobs, free, shadow, extra, picks) -> list:
+    """Append to ``picks`` the ``jobs``, in order, that fit in ``free``
+    processors and either end by the ``shadow`` time or use only the
+    ``extra`` processors (the head's reservation stays intact); returns
+    ``picks``."""
+    for job in jobs:
+        if job.procs <= free:
+            if now + job.estimate <= shadow:
+                picks.append(job)
+                free -= job.procs
+            elif job.procs <= extra:
+                picks.append(job)
+                free -= job.procs
+                extra -= job.procs
+            if free == 0:
+                break
+    return picks
+
+
 class FCFS(Scheduler):
     """First come, first served: strict arrival order, the head blocks.
 
@@ -116,32 +154,8 @@ class EASY(Scheduler):
         picks, i, free = _head_run(waiting, free)
         if i >= len(waiting) or free == 0:
             return picks
-        head = waiting[i]
-        if picks:  # jobs just started hold their processors until their estimate
-            running = sorted(list(running) + [(now + j.estimate, j.procs) for j in picks])
-        # Shadow time: the earliest estimated end that frees enough for the head.
-        avail, shadow = free, None
-        for end, p in running:
-            if shadow is not None and end > shadow:
-                break
-            avail += p  # every job ending at the shadow time counts
-            if shadow is None and avail >= head.procs:
-                shadow = end
-        extra = avail - head.procs
-        if shadow is None:
-            raise RuntimeError(f"job {head.job_id} needs {head.procs} processors, more than the machine has")
-        for job in waiting[i + 1:]:
-            if job.procs <= free:
-                if now + job.estimate <= shadow:
-                    picks.append(job)
-                    free -= job.procs
-                elif job.procs <= extra:
-                    picks.append(job)
-                    free -= job.procs
-                    extra -= job.procs
-                if free == 0:
-                    break
-        return picks
+        shadow, extra = head_reservation(now, waiting[i], free, running, picks)
+        return backfill(now, waiting[i + 1:], free, shadow, extra, picks)
 
 
 class Conservative(Scheduler):
