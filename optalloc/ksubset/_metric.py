@@ -42,7 +42,7 @@ from .._subset import metric_subset_result
 from .._validate import validate_positive
 from ._median import gen_alg_guarantee
 from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
-from ._metricexact import solve_metric_exact
+from ._metricexact import centre_sets, set_weights, solve_metric_exact
 from ._small import BRUTE_LIMIT, enumerate_subsets
 
 __all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
@@ -77,15 +77,6 @@ def machine_problem(machine, k) -> MetricInstance:
     return MetricInstance(D, ids, coords, k, axes)
 
 
-def _weights(D: np.ndarray, sets: np.ndarray) -> np.ndarray:
-    """W of each row of ``sets`` (m, k) in the metric D."""
-    k = sets.shape[1]
-    if k < 2:
-        return np.zeros(len(sets))
-    iu, ju = np.triu_indices(k, 1)
-    return D[sets[:, iu], sets[:, ju]].sum(axis=1)
-
-
 def _chunk(k: int) -> int:
     return max(1, (1 << 20) // max(1, k * (k - 1) // 2))
 
@@ -106,7 +97,7 @@ def brute_metric(D, k, *, ids, coords=None, limit=BRUTE_LIMIT, time_limit=None):
     n = len(D)
     limit = validate_positive(limit, "limit", allow_none=False, integer=True)
     time_limit = validate_positive(time_limit, "time_limit")
-    best, done, total, termination = enumerate_subsets(n, k, lambda sets: _weights(D, sets), chunk=_chunk(k),
+    best, done, total, termination = enumerate_subsets(n, k, lambda sets: set_weights(D, sets), chunk=_chunk(k),
                                                        limit=limit, time_limit=time_limit, start=start)
     return metric_subset_result(D, best, ids=ids, coords=coords, method="brute", start=start,
                                 guarantee=1.0 if termination == "optimal" else None, termination=termination,
@@ -115,17 +106,9 @@ def brute_metric(D, k, *, ids, coords=None, limit=BRUTE_LIMIT, time_limit=None):
 
 def _gen_alg_rows(D: np.ndarray, k: int) -> tuple[np.ndarray, int, float]:
     """Gen-Alg's best set (rows), its centre row and its W."""
-    n = len(D)
-    # rows are in ascending node id, so a stable sort breaks ties by node id
-    near = np.argsort(D, axis=1, kind="stable")[:, :k]
-    best_w, best_c = np.inf, 0
-    step = _chunk(k)
-    for lo in range(0, n, step):
-        w = _weights(D, near[lo : lo + step])
-        i = int(np.argmin(w))
-        if w[i] < best_w:
-            best_w, best_c = float(w[i]), lo + i
-    return near[best_c], best_c, best_w
+    near, ws = centre_sets(D, k)  # the first least W: ties by node id
+    best_c = int(np.argmin(ws))
+    return near[best_c], best_c, float(ws[best_c])
 
 
 def gen_alg_metric(D, k, *, ids, coords=None):

@@ -43,7 +43,7 @@ from ._race import ProfileRace
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
 
-__all__ = ["MetricProblem", "metric_descent"]
+__all__ = ["MetricProblem", "centre_sets", "metric_descent", "set_weights"]
 
 #: Gen-Alg centres that seed swap descent.
 _STARTS = 6
@@ -120,13 +120,33 @@ class MetricProblem(ExactProblem):
                                     message=message, extra=extra, exact=True)
 
 
+def set_weights(D: np.ndarray, sets: np.ndarray) -> np.ndarray:
+    """W in the metric D of each row of ``sets`` (m, k), in blocks of about
+    a million pairs.
+
+    >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
+    >>> set_weights(D, np.array([[0, 1, 2], [0, 1, 3]])).tolist()
+    [4.0, 4.0]
+    """
+    m, k = sets.shape
+    if k < 2 or m == 0:
+        return np.zeros(m)
+    iu, ju = np.triu_indices(k, 1)
+    step = max(1, (1 << 20) // len(iu))
+    return np.concatenate([D[sets[lo : lo + step][:, iu], sets[lo : lo + step][:, ju]].sum(axis=1)
+                           for lo in range(0, m, step)])
+
+
+def centre_sets(D: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gen-Alg's candidates: around every row of D its k nearest rows (itself
+    first; ties by row, which is node-id order) and their W."""
+    near = np.argsort(D, axis=1, kind="stable")[:, :k]
+    return near, set_weights(D, near)
+
+
 def _incumbent(D: np.ndarray, k: int) -> tuple[np.ndarray, float, float]:
     """Swap descent from the best Gen-Alg centres: (rows, W, Gen-Alg's W)."""
-    n = len(D)
-    near = np.argsort(D, axis=1, kind="stable")[:, :k]
-    iu, ju = np.triu_indices(k, 1)
-    ws = np.concatenate([D[near[lo : lo + 512][:, iu], near[lo : lo + 512][:, ju]].sum(axis=1)
-                         for lo in range(0, n, 512)])
+    near, ws = centre_sets(D, k)
     g_w = float(ws.min())
     best, best_w = None, np.inf
     for c in np.argsort(ws, kind="stable")[:_STARTS]:
@@ -164,8 +184,7 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     if math.comb(n, k) <= _ENUMERATE_UP_TO:
         from ._small import enumerate_subsets
 
-        iu, ju = np.triu_indices(k, 1)
-        best, *_ = enumerate_subsets(n, k, lambda sets: D[sets[:, iu], sets[:, ju]].sum(axis=1), chunk=4096,
+        best, *_ = enumerate_subsets(n, k, lambda sets: set_weights(D, sets), chunk=4096,
                                      limit=_ENUMERATE_UP_TO, time_limit=None, start=start)
         return problem.result(best, "optimal", "small instance: enumeration", {"phase": "screen"})
     bounds = {"neighbour": neighbour_metric(D, k)}

@@ -37,7 +37,7 @@ import numpy as np
 
 from .._subset import metric_subset_result
 from ._median import gen_alg_guarantee
-from ._metricexact import metric_descent
+from ._metricexact import metric_descent, set_weights
 
 __all__ = ["TORUS_METHODS", "mc1x1_torus", "mm_inc_torus", "mm_torus"]
 
@@ -55,17 +55,9 @@ def _axis_gaps(a: np.ndarray, b: np.ndarray, shape, torus) -> np.ndarray:
 
 def _best_of(D: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, float]:
     """The row of ``near`` (centres x k candidate rows) of least W in D."""
-    k = near.shape[1]
-    iu, ju = np.triu_indices(k, 1)
-    step = max(1, _CHUNK // max(1, len(iu)))
-    best, best_w = None, np.inf
-    for lo in range(0, len(near), step):
-        block = near[lo : lo + step]
-        w = D[block[:, iu], block[:, ju]].sum(axis=1)
-        i = int(np.argmin(w))
-        if w[i] < best_w:
-            best, best_w = block[i], float(w[i])
-    return np.sort(best), best_w
+    w = set_weights(D, near)
+    i = int(np.argmin(w))  # the first least W, as the centres come
+    return np.sort(near[i]), float(w[i])
 
 
 def _nearest(primary: np.ndarray, secondary: np.ndarray, k: int) -> np.ndarray:
