@@ -75,18 +75,24 @@ def parse_tie_break(text: str | None):
         raise UsageError(f"--tie-break must be 'default', 'off' or SR,AF,WF,BF with an integer SR, got {text!r}") from None
 
 
-def load_instance(args) -> tuple[np.ndarray, tuple[int, ...] | None]:
+def _given_machine(args):
+    """The machine of ``--map`` or ``--machine`` (None with ``--points``)."""
+    if args.points is not None:
+        return None
+    return read_map(args.map) if args.map is not None else load_machine(args.machine)
+
+
+def load_instance(args, machine=None) -> tuple[np.ndarray, tuple[int, ...] | None]:
     """Candidate points and mesh extent from ``--points`` (with ``--shape``),
-    ``--map`` or ``--machine`` (the free nodes of a mesh)."""
+    ``--map`` or ``--machine`` (the free nodes of a mesh; ``machine``: the
+    one already read from them)."""
     if args.points is not None:
         pts = read_points(args.points)
         shape = parse_shape(args.shape, "--shape") if getattr(args, "shape", None) else None
         return pts, shape
-    if args.map is not None:
-        option, source, machine = "--map", args.map, read_map(args.map)
-    else:
-        option, source = "--machine", args.machine
-        machine = load_machine(args.machine)
+    option, source = ("--map", args.map) if args.map is not None else ("--machine", args.machine)
+    if machine is None:
+        machine = _given_machine(args)
     grid_machine(machine, option, args.command)
     if getattr(args, "shape", None):
         raise UsageError(f"--shape is taken from {option}; give it only with --points")
@@ -106,15 +112,6 @@ def add_instance(p: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------- solve
-
-
-def _metric_machine(args):
-    """The machine of ``--machine``/``--map`` when it is a torus or a
-    network (solved in its own metric), else None."""
-    if args.points is not None:
-        return None
-    machine = read_map(args.map) if args.map is not None else load_machine(args.machine)
-    return None if machine.kind == "mesh" else machine
 
 
 def _solve_on_machine(args, machine) -> int:
@@ -146,10 +143,10 @@ def _solve_on_machine(args, machine) -> int:
 
 
 def cmd_solve(args) -> int:
-    machine = _metric_machine(args)
-    if machine is not None:
+    machine = _given_machine(args)
+    if machine is not None and machine.kind != "mesh":  # a torus or network: solved in its own metric
         return _solve_on_machine(args, machine)
-    pts, shape = load_instance(args)
+    pts, shape = load_instance(args, machine)
     accepted = method_options(args.method)  # argparse checked the name
     wanted = {
         "time_limit": parse_time_limit(args.time_limit, EXACT_TIME_LIMIT if args.method == "exact" else None),
