@@ -39,6 +39,7 @@ from .._subset import metric_subset_result
 from .._validate import validate_positive
 from ._median import gen_alg_guarantee
 from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
+from ._blocksearch import block_search, block_structure
 from ._race import ProfileRace
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
@@ -198,6 +199,14 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
         extra["phase"] = "bounds"
         return problem.result(rows, "optimal", "proven optimal by the cheap bounds", extra, bound=ub)
     state = Bracket(lb, ub, rows, "bounds")
+    if axes is None and profiles and _HAVE_NUMBA and not problem.done_gap(lb, ub):
+        structure = block_structure(D)
+        if structure is not None:
+            state = _block_search(problem, structure, state, extra, verbose)
+            if problem.closed(state.lb, state.ub):
+                extra["phase"] = "blocks"
+                return problem.result(state.indices, "optimal", "proven by the search over block and class counts",
+                                      extra, bound=state.ub)
     race = None
     if profiles and _searchable(D, pts, axes, integral) and not problem.done_gap(lb, ub):
         state = _short_search(problem, axes, state, extra, verbose)
@@ -249,6 +258,24 @@ def _short_search(problem: MetricProblem, axes, state: Bracket, extra: dict, ver
     extra["profile_seconds"] = time.perf_counter() - t0
     if verbose:
         print(f"search over column and row counts ({budget:g} s): "
+              f"{'finished' if lower is not None else 'stopped'} t={time.perf_counter() - problem.start:.2f}s",
+              file=sys.stderr, flush=True)
+    return _merge(state, value, idx, lower)
+
+
+def _block_search(problem: MetricProblem, structure, state: Bracket, extra: dict, verbose: bool) -> Bracket:
+    """The search over block and class counts of :mod:`._blocksearch`, for
+    at most half the time left (all of it without a limit)."""
+    time_left = problem.time_left()
+    budget = None if time_left is None else time_left / 2
+    if budget is not None and budget <= 0:
+        return state
+    t0 = time.perf_counter()
+    value, idx, lower = block_search(structure, problem.k, state.ub, time_limit=budget)
+    extra["block_seconds"] = time.perf_counter() - t0
+    extra["blocks"] = structure.blocks
+    if verbose:
+        print(f"search over block and class counts ({structure.blocks} blocks): "
               f"{'finished' if lower is not None else 'stopped'} t={time.perf_counter() - problem.start:.2f}s",
               file=sys.stderr, flush=True)
     return _merge(state, value, idx, lower)
