@@ -117,9 +117,10 @@ def _clique_blocks(near: np.ndarray) -> np.ndarray:
     return block
 
 
-def block_structure(D: np.ndarray) -> BlockStructure | None:
+def block_structure(D: np.ndarray, *, per_block: float = 3.0) -> BlockStructure | None:
     """Twin classes of D and blocks of classes, or None when the classes
-    form a single block or a block has too many count vectors to enumerate.
+    form a single block, the blocks hold fewer than ``per_block`` nodes on
+    average or a block has too many count vectors to enumerate.
 
     The blocks are the components of the classes at the least distance
     between classes (a fat tree's pods); when those are all one component,
@@ -144,7 +145,7 @@ def block_structure(D: np.ndarray) -> BlockStructure | None:
     block = _components(near)
     if block.max() == 0:
         block = _clique_blocks(near)
-    if block.max() == 0:
+    if block.max() == 0 or per_block * (block.max() + 1) > n:  # too few nodes per block to gain from it
         return None
     sizes = np.array([np.prod([len(members[r]) + 1 for r in np.flatnonzero(block == g)], dtype=float)
                       for g in range(block.max() + 1)])
@@ -267,14 +268,12 @@ def _now():  # pragma: no cover - compiled by numba when installed
 
 
 @njit(cache=True)
-def _vector_cost(u, g, j, c, total, cap, vec_f, gain, order):  # pragma: no cover - compiled by numba when installed
-    """Least F + gains of vector u of block g: the blocks up to j hold c,
-    the others (g aside) ``total`` nodes, put where they gain most."""
+def _vector_cost(u, g, j, total, cap, vec_f, gain, order, known):  # pragma: no cover - compiled by numba
+    """Least F + gains of vector u of block g: the blocks up to j hold
+    their counts (``known[u]``: u's gains from them), the others (g aside)
+    ``total`` nodes, put where u gains most."""
     B = len(cap)
-    x = vec_f[u]
-    for h in range(j + 1):
-        if h != g:
-            x += c[h] * gain[u, h]
+    x = vec_f[u] + known[u]
     left = total
     for i in range(B):
         if left <= 0:
@@ -291,8 +290,10 @@ def _vector_cost(u, g, j, c, total, cap, vec_f, gain, order):  # pragma: no cove
 
 
 @njit(cache=True)
-def _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_all, dp, nxt, hb):  # pragma: no cover - numba
-    """A lower bound on W of every set whose blocks 0..j hold c (module notes)."""
+def _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_all, known, dp, nxt,
+           hb):  # pragma: no cover - compiled by numba when installed
+    """A lower bound on W of every set whose blocks 0..j hold c (module
+    notes); ``known[u]``: the gains of vector u from blocks 0..j."""
     B = len(cap)
     s = 0
     sq = 0.0
@@ -314,7 +315,7 @@ def _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_al
             continue
         best = np.inf
         for u in range(vstart[g, c[g]], vstart[g, c[g] + 1]):
-            best = min(best, _vector_cost(u, g, j, c, m, cap, vec_f, gain, order))
+            best = min(best, _vector_cost(u, g, j, m, cap, vec_f, gain, order, known))
         lb += best
     for t in range(m + 1):
         dp[t] = np.inf
@@ -324,7 +325,7 @@ def _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_al
         for a in range(1, top + 1):
             best = np.inf
             for u in range(vstart[h, a], vstart[h, a + 1]):
-                best = min(best, _vector_cost(u, h, j, c, m - a, cap, vec_f, gain, order))
+                best = min(best, _vector_cost(u, h, j, m - a, cap, vec_f, gain, order, known))
             hb[a] = best - alpha * a * a / 2.0
         for t in range(m + 1):
             nxt[t] = dp[t]
@@ -431,6 +432,7 @@ def _search(k, cap, vec, vec_f, vstart, gain, order, alpha, resid, neg, neg_row,
     hb = np.empty(k + 2)
     cand = np.empty(len(vec), dtype=np.int64)
     cost = np.empty(len(vec))
+    known = np.zeros((B + 1, len(vec)))  # known[j + 1]: gains from the blocks up to j
     state[1] = 0.0
     j = 0
     lo[0] = max(0, k - rest[1])
@@ -444,7 +446,9 @@ def _search(k, cap, vec, vec_f, vstart, gain, order, alpha, resid, neg, neg_row,
         state[0] += 1
         if state[0] % 256 == 0 and (_now() > deadline[0] or state[0] > node_limit):
             return target
-        b = _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_all, dp, nxt, hb)
+        for u in range(len(vec)):
+            known[j + 1, u] = known[j, u] + c[j] * gain[u, j]
+        b = _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_all, known[j + 1], dp, nxt, hb)
         if b >= target - eps:
             continue
         s = used[j] + c[j]
