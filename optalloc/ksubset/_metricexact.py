@@ -37,9 +37,9 @@ import numpy as np
 from .._jit import AVAILABLE as _HAVE_NUMBA
 from .._subset import metric_subset_result
 from .._validate import validate_positive
+from ._blocksearch import block_search, block_structure
 from ._median import gen_alg_guarantee
 from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
-from ._blocksearch import block_search, block_structure
 from ._race import ProfileRace
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
