@@ -55,7 +55,6 @@ import time
 import numpy as np
 
 from .._jit import njit, objmode
-from ._line import line
 
 __all__ = ["torus_profile_search"]
 
@@ -433,6 +432,46 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
     out[2] = 1.0 if complete else 0.0
 
 
+@njit(cache=True)
+def _one_way(fa, fb, DY, k):  # pragma: no cover - compiled by numba when installed
+    """least[a, b]: the a least h(s, b) over the cells s of fa summed, with
+    h(s, b) the sum of the b least distances of s to the cells fb."""
+    na, nb = min(len(fa), k), min(len(fb), k)
+    h = np.zeros((len(fa), nb + 1))
+    row = np.empty(len(fb))
+    for s in range(len(fa)):
+        for t in range(len(fb)):
+            row[t] = DY[fa[s], fb[t]]
+        row.sort()
+        for b in range(1, nb + 1):
+            h[s, b] = h[s, b - 1] + row[b - 1]
+    least = np.full((k + 1, k + 1), np.inf)
+    for b in range(nb + 1):
+        least[0, b] = 0.0
+        col = np.sort(h[:, b])
+        for a in range(1, na + 1):
+            least[a, b] = least[a - 1, b] + col[a - 1]
+    return least
+
+
+@njit(cache=True)
+def _pairs(free, DY, k, out):  # pragma: no cover - compiled by numba when installed
+    p = free.shape[0]
+    for j in range(p):
+        fj = np.nonzero(free[j])[0]
+        if len(fj) == 0:
+            continue
+        for l in range(j + 1, p):
+            fl = np.nonzero(free[l])[0]
+            if len(fl) == 0:
+                continue
+            one = _one_way(fj, fl, DY, k)
+            other = _one_way(fl, fj, DY, k)
+            for a in range(k + 1):
+                for b in range(k + 1):
+                    out[j, l, a, b] = max(one[a, b], other[b, a])
+
+
 def _pair_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
     """pair[j, l, a, b] (j < l): a lower bound on the sum of DY over the
     pairs of a free cells of column j and b free cells of column l.  For a
@@ -442,23 +481,7 @@ def _pair_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
     of the two is kept; inf where a column has fewer free cells)."""
     p = free.shape[0]
     out = np.full((p, p, k + 1, k + 1), np.inf)
-    cells = [np.flatnonzero(free[j]) for j in range(p)]
-
-    def one_way(fa, fb):
-        # least[a, b]: the a least h(s, b) summed over s in fa
-        h = np.zeros((len(fa), min(len(fb), k) + 1))
-        h[:, 1:] = np.cumsum(np.sort(DY[np.ix_(fa, fb)], axis=1), axis=1)[:, :k]
-        least = np.full((k + 1, k + 1), np.inf)
-        na, nb = min(len(fa), k), h.shape[1] - 1
-        least[0, : nb + 1] = 0.0
-        least[: na + 1, 0] = 0.0
-        least[1 : na + 1, : nb + 1] = np.cumsum(np.sort(h, axis=0), axis=0)[:na]
-        return least
-
-    for j in range(p):
-        for l in range(j + 1, p):
-            if len(cells[j]) and len(cells[l]):
-                out[j, l] = np.maximum(one_way(cells[j], cells[l]), one_way(cells[l], cells[j]).T)
+    _pairs(free, np.ascontiguousarray(DY, dtype=np.float64), int(k), out)
     return out
 
 
@@ -481,14 +504,38 @@ def _axis_distance(side: int, wrap: bool) -> np.ndarray:
     return np.minimum(d, side - d) if wrap else d
 
 
+@njit(cache=True)
+def _arcs(q, k, side, wrap, out):  # pragma: no cover - compiled by numba when installed
+    """out[m]: least W of m consecutive points of the sorted positions q
+    (in circular order on a ring of ``side`` when ``wrap``), m <= k."""
+    n = len(q)
+    for m in range(1, k + 1):
+        out[m] = 0.0 if m == 1 else np.inf
+    for s in range(n):
+        w = 0.0
+        for m in range(2, min(k, n) + 1):
+            t = s + m - 1
+            if t >= n and not wrap:
+                break
+            a = q[t % n] + (side if t >= n else 0)
+            for r in range(s, t):
+                b = q[r % n] + (side if r >= n else 0)
+                d = a - b
+                if wrap and side - d < d:
+                    d = side - d
+                w += d
+            if w < out[m]:
+                out[m] = w
+
+
 def _one_d(pos: np.ndarray, k: int, side: int, wrap: bool) -> np.ndarray:
     """T[m]: the 1D optimum of m of the positions ``pos`` (with repeats),
-    m = 0..k (inf when fewer than m)."""
+    m = 0..k (inf when fewer than m): the least arc of m consecutive
+    points in circular order (SAND2003 sec. 4, on a line or a ring)."""
     out = np.full(k + 1, np.inf)
     out[0] = 0.0
-    ring = float(side) if wrap and side > 2 else None
-    for m in range(1, min(k, len(pos)) + 1):
-        out[m] = 0.0 if m == 1 else line(pos.astype(float), m, ring_length=ring).objective
+    if k >= 1 and len(pos):
+        _arcs(np.sort(np.asarray(pos, dtype=np.float64)), int(k), float(side), bool(wrap and side > 2), out)
     return out
 
 

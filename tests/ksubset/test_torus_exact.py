@@ -18,7 +18,7 @@ import pytest
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
-from optalloc.ksubset._torusprofile import _axis_distance, _capped, torus_profile_search
+from optalloc.ksubset._torusprofile import _axis_distance, _capped, _one_d, _pair_table, torus_profile_search
 from optalloc.machine import Machine
 
 pytest.importorskip("numba")
@@ -81,6 +81,42 @@ def test_capped_equals_enumeration(wrap):
                 r = np.array(r, dtype=float)
                 best = min(best, r @ D @ r / 2)
         assert _capped(a, D, k) == best
+
+
+@pytest.mark.parametrize("wrap", [True, False])
+def test_one_d_equals_enumeration(wrap):
+    # the least W of m of the positions (with repeats), for every m <= k
+    rng = np.random.default_rng(8)
+    for _ in range(80):
+        side = int(rng.integers(1, 12))
+        pos = rng.integers(0, side, size=int(rng.integers(0, 9)))
+        k = int(rng.integers(1, 9))
+        D = _axis_distance(side, wrap)
+        want = np.full(k + 1, np.inf)
+        want[0] = 0.0
+        for m in range(1, min(k, len(pos)) + 1):
+            want[m] = min(D[np.ix_(s, s)].sum() / 2 for s in map(list, itertools.combinations(pos, m)))
+        assert np.array_equal(_one_d(pos, k, side, wrap), want)
+
+
+def test_pair_table_is_at_most_every_pair_of_cell_sets():
+    # pair[j, l, a, b] <= the y-distance sum of any a free cells of column j
+    # and b of column l, with equality for some sets when a or b is 1 on one side
+    rng = np.random.default_rng(9)
+    for _ in range(40):
+        p, q, k = int(rng.integers(2, 4)), int(rng.integers(1, 6)), int(rng.integers(1, 4))
+        free = rng.random((p, q)) < 0.7
+        DY = _axis_distance(q, bool(rng.integers(2)))
+        table = _pair_table(free, DY, k)
+        for j, l in itertools.combinations(range(p), 2):
+            cj, cl = np.flatnonzero(free[j]), np.flatnonzero(free[l])
+            for a in range(1, min(k, len(cj)) + 1):
+                for b in range(1, min(k, len(cl)) + 1):
+                    least = min(DY[np.ix_(sa, sb)].sum() for sa in itertools.combinations(cj, a)
+                                for sb in itertools.combinations(cl, b))
+                    assert table[j, l, a, b] <= least + 1e-9
+                    if a == 1 or b == 1:
+                        assert table[j, l, a, b] == least
 
 
 def test_exact_with_search_equals_brute():

@@ -100,5 +100,6 @@ def test_topologies_bench_quick_agrees():
     from optalloc.bench import run_bench
 
     (table,) = run_bench("topologies", quick=True)
-    assert table.ok and len(table.rows) == 2
-    assert all(r.case.startswith("exact, torus (optimal)") for r in table.rows)
+    assert table.ok and len(table.rows) == 4
+    assert [r.case.split(" (")[0] for r in table.rows] == ["exact, torus"] * 2 + ["exact, dragonfly"] * 2
+    assert all(r.case.endswith("(optimal)") for r in table.rows)
