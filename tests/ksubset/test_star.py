@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from optalloc.bench import half_free_mesh
-from optalloc.ksubset import brute, exact, lower_bound
+from optalloc.ksubset import brute, exact
 from optalloc.ksubset._star import star_bound
 
 
