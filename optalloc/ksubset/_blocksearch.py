@@ -47,7 +47,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._jit import njit, objmode
+from .._jit import njit
+from ._torusprofile import _now
 
 __all__ = ["BlockStructure", "block_search", "block_structure"]
 
@@ -257,14 +258,6 @@ def _tables(s: BlockStructure) -> _Tables:
         gain[rows] = vec[rows] @ x[g].T
     return _Tables(cap, vec, np.concatenate(fs), vstart, gain, np.argsort(gain, axis=1, kind="stable"), common,
                    resid, neg, neg.min(axis=3), neg.min(axis=(2, 3)), classes)
-
-
-@njit(cache=True)
-def _now():  # pragma: no cover - compiled by numba when installed
-    """Seconds of a monotonic clock (callable from the compiled search)."""
-    with objmode(t="float64"):
-        t = time.perf_counter()
-    return t
 
 
 @njit(cache=True)

@@ -95,6 +95,12 @@ def subset_weights(dist: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return subsets, w
 
 
+def matrix_optimum(dist, k: int) -> float:
+    """OPT over a distance matrix (any metric), by brute force."""
+    _, w = subset_weights(np.asarray(dist, dtype=float), k)
+    return float(w.min())
+
+
 def optimum(points, k: int, *, ring_length: float | None = None) -> float:
     """OPT, the least W over all k-subsets (brute force)."""
     _, w = subset_weights(distance_matrix(points, ring_length=ring_length), k)

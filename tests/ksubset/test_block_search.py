@@ -21,19 +21,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ksubset_truth import matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._blocksearch import block_search, block_structure, twin_classes
 from optalloc.machine import Machine, dragonfly, fat_tree, processors_per_node
-
-
-def _opt(D, k):
-    """The brute-force optimum of the k-subset problem over D."""
-    best = math.inf
-    for s in itertools.combinations(range(len(D)), k):
-        idx = np.array(s)
-        best = min(best, D[np.ix_(idx, idx)].sum() / 2)
-    return best
 
 
 def _hosts(rng):
@@ -84,7 +76,7 @@ def test_block_search_finds_and_proves_the_brute_force_optimum(seed):
     s = block_structure(Df, per_block=0)
     if s is None:  # a single block: nothing to search over
         return
-    opt = _opt(Df, k)
+    opt = matrix_optimum(Df, k)
     value, rows, lower = block_search(s, k, opt + 1)
     assert lower == value == pytest.approx(opt, abs=1e-9)
     assert len(rows) == k == len(set(rows.tolist()))

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ksubset_truth import matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
@@ -26,15 +27,6 @@ from optalloc.ksubset._metricexact import metric_descent
 from optalloc.machine import Machine, dragonfly, fat_tree, processors_per_node
 
 TOL = 1e-9
-
-
-def _opt(D, k):
-    """The brute-force optimum of the k-subset problem over D."""
-    best = np.inf
-    for s in itertools.combinations(range(len(D)), k):
-        idx = np.array(s)
-        best = min(best, D[np.ix_(idx, idx)].sum() / 2)
-    return best
 
 
 def _busy(m, rng, keep):
@@ -86,7 +78,7 @@ def test_neighbour_bound_holds_in_any_metric(seed, make):
     rng = np.random.default_rng(seed)
     m = make(rng)
     inst = machine_problem(m, int(rng.integers(1, m.n_free + 1)))
-    assert neighbour_metric(inst.D, inst.k) <= _opt(inst.D, inst.k) + TOL
+    assert neighbour_metric(inst.D, inst.k) <= matrix_optimum(inst.D, inst.k) + TOL
 
 
 @settings(max_examples=300, deadline=None)
@@ -95,14 +87,14 @@ def test_axis_bound_holds_on_meshes_and_tori(seed):
     rng = np.random.default_rng(seed)
     m = _grid(rng)
     inst = machine_problem(m, int(rng.integers(1, m.n_free + 1)))
-    assert axis_metric(inst.coords, inst.k, *inst.axes) <= _opt(inst.D, inst.k) + TOL
+    assert axis_metric(inst.coords, inst.k, *inst.axes) <= matrix_optimum(inst.D, inst.k) + TOL
 
 
 def test_axis_bound_is_the_optimum_of_a_ring():
     # one wrapped axis: the bound is the ring optimum itself
     m = Machine((9,), torus=True)
     inst = machine_problem(m, 4)
-    assert axis_metric(inst.coords, 4, *inst.axes) == _opt(inst.D, 4) == 10
+    assert axis_metric(inst.coords, 4, *inst.axes) == matrix_optimum(inst.D, 4) == 10
 
 
 def test_metric_descent_reaches_a_swap_local_optimum():
@@ -168,7 +160,7 @@ def test_exact_and_pairwise_agree():
     m = _busy(Machine((5, 5), torus=True), rng, 16)
     a = solve(m, 6, method="exact")
     b = solve(m, 6, method="exact", formulation="pairwise")
-    assert a.objective == b.objective == _opt(machine_problem(m, 6).D, 6)
+    assert a.objective == b.objective == matrix_optimum(machine_problem(m, 6).D, 6)
 
 
 def test_exact_rejects_a_bad_formulation_and_gap():
