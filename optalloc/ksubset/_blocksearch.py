@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -155,9 +156,8 @@ def block_structure(D: np.ndarray, *, per_block: float = 3.0) -> BlockStructure 
     return BlockStructure(members, block, Dc)
 
 
-@dataclass(frozen=True)
-class _Tables:
-    """What the compiled search reads (see :func:`_tables`)."""
+class BlockTables(NamedTuple):
+    """What the compiled search reads (built by :func:`_tables`; read only)."""
 
     cap: np.ndarray      # (B,) nodes per block
     vec: np.ndarray      # (V, R) class counts of every block's vectors
@@ -197,7 +197,7 @@ def _fit(M: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _tables(s: BlockStructure) -> _Tables:
+def _tables(s: BlockStructure) -> BlockTables:
     """Count vectors of every block, their W within it and their gains."""
     B = s.blocks
     cls_of = [np.flatnonzero(s.block == g) for g in range(B)]
@@ -256,17 +256,29 @@ def _tables(s: BlockStructure) -> _Tables:
     for g in range(B):
         rows = slice(vstart[g, 0], vstart[g, C + 1])
         gain[rows] = vec[rows] @ x[g].T
-    return _Tables(cap, vec, np.concatenate(fs), vstart, gain, np.argsort(gain, axis=1, kind="stable"), common,
-                   resid, neg, neg.min(axis=3), neg.min(axis=(2, 3)), classes)
+    return BlockTables(cap, vec, np.concatenate(fs), vstart, gain, np.argsort(gain, axis=1, kind="stable"),
+                       float(common), resid, neg, neg.min(axis=3), neg.min(axis=(2, 3)), classes)
+
+
+class _Scratch(NamedTuple):
+    """Working arrays of one search, allocated once by :func:`block_search`."""
+
+    dp: np.ndarray     # (k + 1,) the dynamic programme over the blocks left
+    nxt: np.ndarray    # (k + 1,)
+    hb: np.ndarray     # (k + 2,) one block's least term by count
+    known: np.ndarray  # (B + 1, V): known[j + 1, u]: u's gains from the blocks up to j
+    cand: np.ndarray   # (V,) class vectors of the full counts, cheapest first per block
+    cost: np.ndarray   # (V,) their costs
 
 
 @njit(cache=True)
-def _vector_cost(u, g, j, total, cap, vec_f, gain, order, known):  # pragma: no cover - compiled by numba
+def _vector_cost(t, u, g, j, total, known):  # pragma: no cover - compiled by numba when installed
     """Least F + gains of vector u of block g: the blocks up to j hold
     their counts (``known[u]``: u's gains from them), the others (g aside)
     ``total`` nodes, put where u gains most."""
+    cap, gain, order = t.cap, t.gain, t.order
     B = len(cap)
-    x = vec_f[u] + known[u]
+    x = t.vec_f[u] + known[u]
     left = total
     for i in range(B):
         if left <= 0:
@@ -276,17 +288,19 @@ def _vector_cost(u, g, j, total, cap, vec_f, gain, order, known):  # pragma: no 
             break
         if h == g or h <= j:
             continue
-        t = min(cap[h], left)
-        x += t * gain[u, h]
-        left -= t
+        take = min(cap[h], left)
+        x += take * gain[u, h]
+        left -= take
     return x
 
 
 @njit(cache=True)
-def _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_all, known, dp, nxt,
-           hb):  # pragma: no cover - compiled by numba when installed
+def _bound(t, j, c, k, known, w):  # pragma: no cover - compiled by numba when installed
     """A lower bound on W of every set whose blocks 0..j hold c (module
     notes); ``known[u]``: the gains of vector u from blocks 0..j."""
+    cap, vstart, alpha = t.cap, t.vstart, t.alpha
+    neg, neg_row, neg_all = t.neg, t.neg_row, t.neg_all
+    dp, nxt, hb = w.dp, w.nxt, w.hb
     B = len(cap)
     s = 0
     sq = 0.0
@@ -308,29 +322,29 @@ def _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_al
             continue
         best = np.inf
         for u in range(vstart[g, c[g]], vstart[g, c[g] + 1]):
-            best = min(best, _vector_cost(u, g, j, m, cap, vec_f, gain, order, known))
+            best = min(best, _vector_cost(t, u, g, j, m, known))
         lb += best
-    for t in range(m + 1):
-        dp[t] = np.inf
+    for i in range(m + 1):
+        dp[i] = np.inf
     dp[0] = 0.0
     for h in range(j + 1, B):
         top = min(cap[h], m)
         for a in range(1, top + 1):
             best = np.inf
             for u in range(vstart[h, a], vstart[h, a + 1]):
-                best = min(best, _vector_cost(u, h, j, m - a, cap, vec_f, gain, order, known))
+                best = min(best, _vector_cost(t, u, h, j, m - a, known))
             hb[a] = best - alpha * a * a / 2.0
-        for t in range(m + 1):
-            nxt[t] = dp[t]
-        for t in range(m):
-            if dp[t] == np.inf:
+        for i in range(m + 1):
+            nxt[i] = dp[i]
+        for i in range(m):
+            if dp[i] == np.inf:
                 continue
-            for a in range(1, min(top, m - t) + 1):
-                v = dp[t] + hb[a]
-                if v < nxt[t + a]:
-                    nxt[t + a] = v
-        for t in range(m + 1):
-            dp[t] = nxt[t]
+            for a in range(1, min(top, m - i) + 1):
+                v = dp[i] + hb[a]
+                if v < nxt[i + a]:
+                    nxt[i + a] = v
+        for i in range(m + 1):
+            dp[i] = nxt[i]
     return lb + dp[m]
 
 
@@ -347,9 +361,11 @@ def _resid(resid, g, h, vec, u, w, R):  # pragma: no cover - compiled by numba w
 
 
 @njit(cache=True)
-def _vectors(c, lb, target, eps, vec, vec_f, vstart, gain, resid, neg, best_v, cand, cost):  # pragma: no cover - numba
+def _vectors(t, c, lb, target, eps, best_v, w):  # pragma: no cover - compiled by numba when installed
     """Least W below ``target`` over class counts with block counts c
     (``lb``: their bound); improves ``best_v`` and returns the new target."""
+    vec, vec_f, vstart, gain, resid, neg = t.vec, t.vec_f, t.vstart, t.gain, t.resid, t.neg
+    cand, cost = w.cand, w.cost
     B = len(c)
     R = vec.shape[1]
     act = np.empty(B, dtype=np.int64)
@@ -409,23 +425,18 @@ def _vectors(c, lb, target, eps, vec, vec_f, vstart, gain, resid, neg, best_v, c
 
 
 @njit(cache=True)
-def _search(k, cap, vec, vec_f, vstart, gain, order, alpha, resid, neg, neg_row, neg_all, target, eps, deadline, node_limit,
-            best_v, state):  # pragma: no cover - compiled by numba when installed
+def _search(t, k, target, eps, deadline, node_limit, best_v, state, w):  # pragma: no cover - compiled by numba
     """The search over block counts (module notes); ``state``: [nodes,
     finished (1.0), full counts searched for class counts]."""
+    cap, gain, known = t.cap, t.gain, w.known
     B = len(cap)
+    V = len(t.vec)
     rest = np.zeros(B + 1, dtype=np.int64)
     for g in range(B - 1, -1, -1):
         rest[g] = rest[g + 1] + cap[g]
     c = np.zeros(B, dtype=np.int64)
     lo = np.zeros(B, dtype=np.int64)
     used = np.zeros(B + 1, dtype=np.int64)
-    dp = np.empty(k + 1)
-    nxt = np.empty(k + 1)
-    hb = np.empty(k + 2)
-    cand = np.empty(len(vec), dtype=np.int64)
-    cost = np.empty(len(vec))
-    known = np.zeros((B + 1, len(vec)))  # known[j + 1]: gains from the blocks up to j
     state[1] = 0.0
     j = 0
     lo[0] = max(0, k - rest[1])
@@ -439,15 +450,15 @@ def _search(k, cap, vec, vec_f, vstart, gain, order, alpha, resid, neg, neg_row,
         state[0] += 1
         if state[0] % 256 == 0 and (_now() > deadline[0] or state[0] > node_limit):
             return target
-        for u in range(len(vec)):
+        for u in range(V):
             known[j + 1, u] = known[j, u] + c[j] * gain[u, j]
-        b = _bound(j, c, k, cap, vec_f, vstart, gain, order, alpha, neg, neg_row, neg_all, known[j + 1], dp, nxt, hb)
+        b = _bound(t, j, c, k, known[j + 1], w)
         if b >= target - eps:
             continue
         s = used[j] + c[j]
         if j == B - 1:
             state[2] += 1
-            target = _vectors(c, b, target, eps, vec, vec_f, vstart, gain, resid, neg, best_v, cand, cost)
+            target = _vectors(t, c, b, target, eps, best_v, w)
             continue
         used[j + 1] = s
         j += 1
@@ -474,8 +485,10 @@ def block_search(structure: BlockStructure, k: int, upper: float, *, time_limit:
     eps = 1e-9 * (max(1.0, abs(float(upper))) if math.isfinite(upper) else 1.0)
     best_v = np.full(len(t.cap), -1, dtype=np.int64)
     state = np.zeros(3)
-    value = _search(int(k), t.cap, t.vec, t.vec_f, t.vstart, t.gain, t.order, t.alpha, t.resid, t.neg, t.neg_row, t.neg_all,
-                    float(upper), eps, deadline, int(node_limit), best_v, state)
+    V, B = len(t.vec), len(t.cap)
+    work = _Scratch(np.empty(k + 1), np.empty(k + 1), np.empty(k + 2), np.zeros((B + 1, V)),
+                    np.empty(V, dtype=np.int64), np.empty(V))
+    value = _search(t, int(k), float(upper), eps, deadline, int(node_limit), best_v, state, work)
     rows = None
     if best_v.max() >= 0:
         picked = []
