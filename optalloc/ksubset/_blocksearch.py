@@ -167,7 +167,7 @@ class BlockTables(NamedTuple):
     order: np.ndarray    # (V, B) blocks by gain, most negative first
     alpha: float         # the constant of every pair of blocks
     resid: np.ndarray    # (B, B, R, R) class distances less the split
-    neg: np.ndarray      # (B, B, C + 1, C + 1) the least W of resid's negative entries, by counts
+    neg: np.ndarray      # (B, B, C + 1, C + 1) the least W of the residuals, by counts
     neg_row: np.ndarray  # (B, B, C + 1) the least of neg over the second count
     neg_all: np.ndarray  # (B, B) the least of neg
     classes: np.ndarray  # (B, R) class ids of each block, -1 padded
@@ -245,12 +245,13 @@ def _tables(s: BlockStructure) -> BlockTables:
         rest = M - common - xg[:, None] - xh[None, :]
         resid[g, h, :M.shape[0], :M.shape[1]] = rest
         resid[h, g, :M.shape[1], :M.shape[0]] = rest.T
-        if rest.min() < 0:  # the least the negative part can take, by counts
+        if np.any(rest != 0):  # the least the residuals take, by counts (every count up to the caps occurs)
             vg, vh = vec[vstart[g, 0]:vstart[g, C + 1], :len(xg)], vec[vstart[h, 0]:vstart[h, C + 1], :len(xh)]
-            cross = vg @ np.minimum(rest, 0.0) @ vh.T
+            cross = vg @ rest @ vh.T
             cg, ch = vg.sum(axis=1), vh.sum(axis=1)
-            table = np.zeros((C + 1, C + 1))
+            table = np.full((C + 1, C + 1), np.inf)
             np.minimum.at(table, (np.repeat(cg, len(ch)), np.tile(ch, len(cg))), cross.ravel())
+            table[np.isinf(table)] = 0.0  # counts above a block's nodes: never read
             neg[g, h], neg[h, g] = table, table.T
     gain = np.zeros((len(vec), B))
     for g in range(B):
