@@ -9,28 +9,33 @@ chosen does not change W, only how many: with ``n_r`` nodes of class r,
     W = sum_r e_r C(n_r, 2) + sum_{r<s} n_r n_s D[r, s],
 
 with ``e_r`` the distance within class r.  The classes fall into blocks
-(a dragonfly's groups, a fat tree's pods), and W splits into the pairs
-within each block, ``F_g(v_g)`` of the block's class counts ``v_g``, and
-the pairs of two blocks, ``v_g' D_gh v_h``.  For block counts ``c``,
+(a dragonfly's groups, a fat tree's pods).  Between blocks g and h the
+class distances are split as ``D[r, s] = a + x_r + y_s + z_rs`` with one
+constant ``a`` for all pairs of blocks (:func:`_split`: rows reduced, then
+columns, exact when the pair is a sum of a row and a column term; else
+:func:`_fit`).  With ``c_g`` nodes in block g and class counts ``v_g``,
 
-    LB(c) = sum_g Fmin_g(c_g) + sum_{g<h} T_gh(c_g, c_h)
+    W = a (k^2 - sum_g c_g^2) / 2
+        + sum_g [F_g(v_g) + sum_{h != g} c_h (v_g . x_gh)]
+        + sum_{g<h} v_g' z_gh v_h,
 
-bounds every set with those counts from below, where ``Fmin_g(a)`` is
-the least ``F_g`` and ``T_gh(a, b)`` the least ``v' D_gh w`` over class
-counts of ``a`` nodes in g and ``b`` in h (both enumerated per block).
+``F_g`` the pairs within block g: each block's bracket sees the other
+blocks only through their counts, and the last sum is at least
+``neg[g, h, c_g, c_h]``, its least value at those counts (enumerated).
 :func:`block_search` runs two nested depth-first searches:
 
-1. block counts, block by block, pruned by the cost of the blocks placed
-   so far (``LB`` of the placed blocks) plus a dynamic programme over the
-   blocks left: each block h left, given ``t`` nodes in the blocks left
-   before it, ``z`` of them non-empty, adds at least
-   ``Fmin_h(a) + sum_{i placed} T_ih(c_i, a) + max(Delta a t - beta_h(a) z,
-   gamma_h(a) t)``, where ``beta_h(a)`` is the most any other block with any
-   count saves on ``Delta a b`` and ``gamma_h(a)`` the least ``T_hj(a, b) / b``;
-2. for full counts of ``LB`` under the target, class counts block by block:
-   the exact pairs of the blocks placed replace their ``Fmin`` and ``T``,
-   which they never undercut, so the bound only rises and a block's
-   candidates, sorted by ``F``, are cut at the first that overshoots.
+1. block counts, block by block.  A node with blocks 0..j placed is
+   bounded by the first line, the ``neg`` terms (their least over the
+   counts still open), for each placed block its least bracket with the
+   nodes still to place put where it gains most (the most negative gains
+   first, under each block's nodes), and a dynamic programme over the
+   blocks left, each adding its least bracket for a count (the others'
+   nodes again where it gains most) less ``a`` times its count squared / 2;
+2. under full counts whose bound is below the target, class counts block
+   by block, each block's candidates sorted by their bracket: the exact
+   remainder of the pairs placed replaces its ``neg`` term, which it
+   never undercuts, so the bound only rises and a block's candidates are
+   cut at the first that overshoots.
 
 Only sets of W below a target are sought, and the target drops to each
 set found, so a search that ends proves its best set (or, with none, the
@@ -163,7 +168,7 @@ class BlockTables(NamedTuple):
     vec: np.ndarray      # (V, R) class counts of every block's vectors
     vec_f: np.ndarray    # (V,) their W within the block
     vstart: np.ndarray   # (B, C + 2): block g's vectors of count a are vstart[g, a]:vstart[g, a + 1]
-    gain: np.ndarray     # (V, B) per node of block h: v . x_gh (<= 0)
+    gain: np.ndarray     # (V, B) per node of block h: v . x_gh (at most 0 where the split is a sum)
     order: np.ndarray    # (V, B) blocks by gain, most negative first
     alpha: float         # the constant of every pair of blocks
     resid: np.ndarray    # (B, B, R, R) class distances less the split
