@@ -62,6 +62,8 @@ __all__ = ["BlockStructure", "block_search", "block_structure"]
 _MAX_VECTORS = 1024
 #: ... and all blocks' pairs of vectors at most this.
 _MAX_PAIRS = 20_000_000
+#: At most this many blocks (the search goes one level per block).
+_MAX_BLOCKS = 64
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,8 @@ def _clique_blocks(near: np.ndarray) -> np.ndarray:
 def block_structure(D: np.ndarray, *, per_block: float = 3.0) -> BlockStructure | None:
     """Twin classes of D and blocks of classes, or None when the classes
     form a single block, the blocks hold fewer than ``per_block`` nodes on
-    average or a block has too many count vectors to enumerate.
+    average, there are more than ``_MAX_BLOCKS`` blocks or a block has too
+    many count vectors to enumerate.
 
     The blocks are the components of the classes at the least distance
     between classes (a fat tree's pods); when those are all one component,
@@ -152,8 +155,8 @@ def block_structure(D: np.ndarray, *, per_block: float = 3.0) -> BlockStructure 
     block = _components(near)
     if block.max() == 0:
         block = _clique_blocks(near)
-    if block.max() == 0 or per_block * (block.max() + 1) > n:  # too few nodes per block to gain from it
-        return None
+    if block.max() == 0 or per_block * (block.max() + 1) > n or block.max() >= _MAX_BLOCKS:
+        return None  # one block, too few nodes per block to gain from it, or too many blocks
     sizes = np.array([np.prod([len(members[r]) + 1 for r in np.flatnonzero(block == g)], dtype=float)
                       for g in range(block.max() + 1)])
     if sizes.max() > _MAX_VECTORS or (sizes.sum() ** 2 - (sizes ** 2).sum()) / 2 > _MAX_PAIRS:

@@ -114,6 +114,18 @@ def test_no_blocks_on_a_mesh_or_a_random_graph():
     assert block_structure(np.asarray(Machine.from_graph(G).distances())) is None
 
 
+def test_no_search_over_too_many_blocks():
+    # 140 routers in a ring, 3 hosts each: the routers pair up into 70 blocks
+    G = nx.cycle_graph(140)
+    G = nx.relabel_nodes(G, {v: ("r", v) for v in G})
+    hosts = [(v, h) for v in range(140) for h in range(3)]
+    G.add_edges_from(((v, h), ("r", v)) for v, h in hosts)
+    m = Machine.from_graph(G)
+    D = np.asarray(m.distances())
+    rows = [m.labels.index(h) for h in hosts]
+    assert block_structure(D[np.ix_(rows, rows)]) is None
+
+
 def test_exact_on_the_dragonfly_is_proven_by_the_block_search():
     m = dragonfly()
     rng = np.random.default_rng(4)
