@@ -54,7 +54,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit
-from ._torusprofile import _now
+from ._profilesearch import _now
 
 __all__ = ["BlockStructure", "block_search", "block_structure"]
 

@@ -54,77 +54,10 @@ import time
 
 import numpy as np
 
-from .._jit import njit, objmode
+from .._jit import njit
+from ._profilesearch import AugmentScratch, _add_row, _now
 
 __all__ = ["torus_profile_search"]
-
-
-@njit(cache=True)
-def _now():  # pragma: no cover - compiled by numba when installed
-    """Seconds of a monotonic clock (callable from the compiled search)."""
-    with objmode(t="float64"):
-        t = time.perf_counter()
-    return t
-
-
-@njit(cache=True)
-def _add_row(free, c, X, fc, i, v, seen, prev_col, prev_row, queue):  # pragma: no cover - compiled by numba
-    """Give row i v free cells of X in columns below their count c (fc:
-    cells taken per column), moving earlier rows along augmenting paths
-    when the columns row i can use are full; False when the rows so far
-    admit no 0/1 matrix on the free cells with column sums at most c."""
-    p, q = free.shape
-    for _ in range(v):
-        done = False
-        for j in range(p):
-            if free[j, i] and X[j, i] == 0 and fc[j] < c[j]:
-                X[j, i] = 1
-                fc[j] += 1
-                done = True
-                break
-        if done:
-            continue
-        # breadth first over full columns: row i takes a cell of column a,
-        # a row i2 of a moves to column b, ... until a column with room
-        seen[:] = False
-        head = 0
-        tail = 0
-        for j in range(p):
-            if free[j, i] and X[j, i] == 0 and c[j] > 0:
-                seen[j] = True
-                prev_col[j] = -1
-                queue[tail] = j
-                tail += 1
-        end = -1
-        while head < tail and end < 0:
-            a = queue[head]
-            head += 1
-            for i2 in range(q):
-                if i2 != i and X[a, i2] == 1:
-                    for b in range(p):
-                        if not seen[b] and free[b, i2] and X[b, i2] == 0 and c[b] > 0:
-                            seen[b] = True
-                            prev_col[b] = a
-                            prev_row[b] = i2
-                            if fc[b] < c[b]:
-                                end = b
-                                break
-                            queue[tail] = b
-                            tail += 1
-                    if end >= 0:
-                        break
-        if end < 0:
-            return False
-        b = end
-        fc[b] += 1
-        while prev_col[b] >= 0:
-            a = prev_col[b]
-            i2 = prev_row[b]
-            X[b, i2] = 1
-            X[a, i2] = 0
-            b = a
-        X[b, i] = 1
-    return True
 
 
 @njit(cache=True)
@@ -191,12 +124,11 @@ def _capped(a, D, k):  # pragma: no cover - compiled by numba when installed
 
 
 @njit(cache=True)
-def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, scratch, nodes0, node_cap,  # pragma: no cover
+def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, aug, nodes0, node_cap,  # pragma: no cover
           deadline, sym_y):
     """Least W_y <= target over row counts r realisable with column counts c;
     returns (best W_y or inf, nodes, complete) and the set in best_x."""
     p, q = free.shape
-    seen, prev_col, prev_row, queue = scratch
     a = np.zeros(q, dtype=np.int64)
     for i in range(q):
         s = 0
@@ -270,7 +202,7 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, scratch, nodes0
                 continue
         elif npy > target:
             continue
-        if not _add_row(free, c, X, fc, i, v, seen, prev_col, prev_row, queue):
+        if not _add_row(free, c, X, fc, i, v, aug):
             continue
         if m == 0:  # every column holds its count: a set
             best = npy
@@ -314,8 +246,8 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
     nxt = np.zeros(p, dtype=np.int64)
     acc = np.zeros(p)
     X = np.zeros((p, q), dtype=np.int8)
-    scratch = (np.zeros(p, dtype=np.bool_), np.zeros(p, dtype=np.int64), np.zeros(p, dtype=np.int64),
-               np.zeros(p * (k + 1) + 1, dtype=np.int64))
+    aug = AugmentScratch(np.zeros(p, dtype=np.bool_), np.zeros(p, dtype=np.int64), np.zeros(p, dtype=np.int64),
+                         np.zeros(p, dtype=np.int64))  # each column enters the queue at most once
     best = math.inf
     nodes = 0
     placed = 0
@@ -371,7 +303,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
                 c[j] = v
                 out[3] += 1
                 n_before = nodes
-                wy, nodes, done = _rows(free, c, DY, k, target - npx, u, SY, below, capx, best_x, X, scratch, nodes,
+                wy, nodes, done = _rows(free, c, DY, k, target - npx, u, SY, below, capx, best_x, X, aug, nodes,
                                         node_cap, deadline, sym[1])
                 c[j] = 0
                 out[4] += nodes - n_before
