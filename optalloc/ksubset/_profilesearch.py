@@ -201,6 +201,18 @@ def _add_row(free, c, X, fc, i, v, aug):  # pragma: no cover - compiled by numba
     return True
 
 
+def _row_caps(free, c, u, out):  # pragma: no cover - compiled by numba when installed
+    """out[i]: the free cells of row i in the columns c uses, at most u
+    (the used columns: one node per column and row)."""
+    p, q = free.shape
+    for i in range(q):
+        s = 0
+        for j in range(p):
+            if c[j] > 0 and free[j, i]:
+                s += 1
+        out[i] = min(s, u)
+
+
 def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numba when installed
     """out[code]: least sum of the cuts between the nonzero parts of a
     sub-multiset (``code`` its mixed-radix digits over ``vals``) placed
@@ -253,12 +265,7 @@ def _rows(tables, c, wx, excess, upper, nodes, run, rows):  # pragma: no cover -
     for j in range(p):
         if c[j] > 0:
             used += 1
-    for i in range(q):
-        s = 0
-        for j in range(p):
-            if c[j] > 0 and free[j, i]:
-                s += 1
-        rcap[i] = min(s, used)
+    _row_caps(free, c, used, rcap)
     # Hall's condition: rows 0..i-1 hold at most A[i] points, the rest at most B[i]
     for i in range(q + 1):
         a = 0
@@ -522,6 +529,7 @@ _now = njit(cache=True)(_now)
 _cut_tails = njit(cache=True)(_cut_tails)
 _rest_costs = njit(cache=True)(_rest_costs)
 _add_row = njit(cache=True)(_add_row)
+_row_caps = njit(cache=True)(_row_caps)
 _pair_windows = njit(cache=True)(_pair_windows)
 _rows = njit(cache=True)(_rows)
 # without the GIL: exact runs the search in a thread beside the LP

@@ -55,9 +55,20 @@ import time
 import numpy as np
 
 from .._jit import njit
-from ._profilesearch import AugmentScratch, _add_row, _now
+from ._profilesearch import AugmentScratch, _add_row, _now, _row_caps
 
 __all__ = ["torus_profile_search"]
+
+
+@njit(cache=True)
+def _suffix_caps(caps):  # pragma: no cover - compiled by numba when installed
+    """out[t]: ``caps`` with the lines before t zeroed (t = 0..n)."""
+    n = len(caps)
+    out = np.zeros((n + 1, n), dtype=np.int64)
+    for t in range(n - 1, -1, -1):
+        out[t] = out[t + 1]
+        out[t, t] = caps[t]
+    return out
 
 
 @njit(cache=True)
@@ -130,12 +141,7 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, aug, nodes0, no
     returns (best W_y or inf, nodes, complete) and the set in best_x."""
     p, q = free.shape
     a = np.zeros(q, dtype=np.int64)
-    for i in range(q):
-        s = 0
-        for j in range(p):
-            if c[j] > 0 and free[j, i]:
-                s += 1
-        a[i] = min(s, u)
+    _row_caps(free, c, u, a)
     pre = np.zeros(q + 1, dtype=np.int64)  # most points in rows < t
     suf = np.zeros(q + 1, dtype=np.int64)  # most points in rows >= t
     for t in range(q + 1):
@@ -150,10 +156,7 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, aug, nodes0, no
         rest[i] = rest[i + 1] + a[i]
     if _capped(a, DY, k) > target:
         return math.inf, nodes0, True
-    later = np.zeros((q + 1, q), dtype=np.int64)  # later[i]: the caps of rows >= i
-    for i in range(q - 1, -1, -1):
-        later[i] = later[i + 1]
-        later[i, i] = a[i]
+    later = _suffix_caps(a)  # later[i]: the caps of rows >= i
     r = np.zeros(q, dtype=np.int64)
     nxt = np.zeros(q, dtype=np.int64)
     acc = np.zeros(q)
@@ -238,10 +241,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
     for j in range(p - 1, -1, -1):
         rest[j] = rest[j + 1] + capx[j]
         nonempty[j] = nonempty[j + 1] + (1 if capx[j] > 0 else 0)
-    laterx = np.zeros((p + 1, p), dtype=np.int64)  # laterx[j]: the caps of columns >= j
-    for j in range(p - 1, -1, -1):
-        laterx[j] = laterx[j + 1]
-        laterx[j, j] = capx[j]
+    laterx = _suffix_caps(capx)  # laterx[j]: the caps of columns >= j
     c = np.zeros(p, dtype=np.int64)
     nxt = np.zeros(p, dtype=np.int64)
     acc = np.zeros(p)
