@@ -209,7 +209,14 @@ def _tables(s: BlockStructure) -> BlockTables:
     """Count vectors of every block, their W within it and their gains."""
     B = s.blocks
     cls_of = [np.flatnonzero(s.block == g) for g in range(B)]
-    splits = {(g, h): _split(s.Dc[np.ix_(cls_of[g], cls_of[h])]) for g in range(B) for h in range(g + 1, B)}
+    split_of = {}  # by (block, block) in the original numbering, each orientation once
+
+    def oriented(g, h):
+        if (g, h) not in split_of:
+            split_of[g, h] = _split(s.Dc[np.ix_(cls_of[g], cls_of[h])])
+        return split_of[g, h]
+
+    splits = {(g, h): oriented(g, h) for g in range(B) for h in range(g + 1, B)}
     common = max(a for a, _, _ in splits.values())
     # the blocks of pairs that are not a sum of row and column terms first
     # (their bound is weakest while a count is open), then the largest
@@ -220,9 +227,9 @@ def _tables(s: BlockStructure) -> BlockTables:
             odd[h] += 1
     cap = np.array([sum(len(s.members[r]) for r in c) for c in cls_of], dtype=np.int64)
     perm = np.lexsort((-cap, -odd))
+    splits = {(g, h): oriented(perm[g], perm[h]) for g in range(B) for h in range(g + 1, B)}
     cls_of = [cls_of[g] for g in perm]
     cap = cap[perm]
-    splits = {(g, h): _split(s.Dc[np.ix_(cls_of[g], cls_of[h])]) for g in range(B) for h in range(g + 1, B)}
     R = max(len(c) for c in cls_of)
     C = int(cap.max())
     classes = np.full((B, R), -1, dtype=np.int64)
@@ -248,7 +255,8 @@ def _tables(s: BlockStructure) -> BlockTables:
     neg = np.zeros((B, B, C + 1, C + 1))
     for (g, h), (a, xg, xh) in splits.items():
         M = s.Dc[np.ix_(cls_of[g], cls_of[h])]
-        xg, xh = (xg - (common - a) / 2, xh - (common - a) / 2) if a == common else _fit(M, common)
+        if a < common:
+            xg, xh = _fit(M, common)
         x[g, h, :len(xg)], x[h, g, :len(xh)] = xg, xh
         rest = M - common - xg[:, None] - xh[None, :]
         resid[g, h, :M.shape[0], :M.shape[1]] = rest
@@ -259,7 +267,7 @@ def _tables(s: BlockStructure) -> BlockTables:
             cg, ch = vg.sum(axis=1), vh.sum(axis=1)
             table = np.full((C + 1, C + 1), np.inf)
             np.minimum.at(table, (np.repeat(cg, len(ch)), np.tile(ch, len(cg))), cross.ravel())
-            table[np.isinf(table)] = 0.0  # counts above a block's nodes: never read
+            table[np.isinf(table)] = 0.0  # counts above a block's nodes: read only by the least of a row
             neg[g, h], neg[h, g] = table, table.T
     gain = np.zeros((len(vec), B))
     for g in range(B):
@@ -436,7 +444,7 @@ def _vectors(t, c, lb, target, eps, best_v, w):  # pragma: no cover - compiled b
 @njit(cache=True)
 def _search(t, k, target, eps, deadline, node_limit, best_v, state, w):  # pragma: no cover - compiled by numba
     """The search over block counts (module notes); ``state``: [nodes,
-    finished (1.0), full counts searched for class counts]."""
+    finished (1.0)]."""
     cap, gain, known = t.cap, t.gain, w.known
     B = len(cap)
     V = len(t.vec)
@@ -466,7 +474,6 @@ def _search(t, k, target, eps, deadline, node_limit, best_v, state, w):  # pragm
             continue
         s = used[j] + c[j]
         if j == B - 1:
-            state[2] += 1
             target = _vectors(t, c, b, target, eps, best_v, w)
             continue
         used[j + 1] = s
@@ -493,7 +500,7 @@ def block_search(structure: BlockStructure, k: int, upper: float, *, time_limit:
         deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
     eps = 1e-9 * (max(1.0, abs(float(upper))) if math.isfinite(upper) else 1.0)
     best_v = np.full(len(t.cap), -1, dtype=np.int64)
-    state = np.zeros(3)
+    state = np.zeros(2)
     V, B = len(t.vec), len(t.cap)
     work = _Scratch(np.empty(k + 1), np.empty(k + 1), np.empty(k + 2), np.zeros((B + 1, V)),
                     np.empty(V, dtype=np.int64), np.empty(V))
