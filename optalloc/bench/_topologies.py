@@ -65,7 +65,6 @@ def run_topologies(*, quick: bool = False, limit: float = 60.0, progress=None) -
 def _dragonfly_rows(ks, limit: float, progress) -> list[BenchRow]:
     """Exact on the 72-node dragonfly (the search over block and class
     counts first) against the cut loop alone, idle and 16 nodes busy."""
-
     rows = []
     for busy in (0, 16):
         for k in ks:
