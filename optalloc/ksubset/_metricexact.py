@@ -41,6 +41,7 @@ from ._blocksearch import block_search, block_structure
 from ._median import gen_alg_guarantee
 from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
 from ._race import ProfileRace
+from ._ring import listable, partition_bound, scored_partitions, staircase
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
 
@@ -193,6 +194,10 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
         bounds["gen-alg"] = g_w / gen_alg_guarantee(k)
     if axes is not None:
         bounds["axis"] = axis_metric(pts, k, *axes)
+        if len(axes[0]) == 2:
+            rows, ub, bound = _partitions(pts, k, axes, idle_grid, rows, ub, D)
+            if bound > -math.inf:
+                bounds["partition"] = bound
     lb = max(bounds.values())
     extra = {"bounds": {name: round(v, 6) for name, v in bounds.items()}}
     if problem.closed(lb, ub):
@@ -228,6 +233,24 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     finally:
         if race is not None:
             race.finish()
+
+
+def _partitions(pts, k, axes, idle, rows, ub, D):
+    """The partition bound of a 2D mesh or torus (:func:`._ring.partition_bound`),
+    and on an idle one the set that attains it (:func:`._ring.staircase`)
+    when it is lighter than the incumbent ``rows`` of W ``ub``."""
+    shape, torus = tuple(int(s) for s in axes[0]), tuple(bool(t) for t in axes[1])
+    cells = pts.astype(np.int64)
+    free = np.zeros(shape, dtype=bool)
+    free[cells[:, 0], cells[:, 1]] = True
+    bound = partition_bound(free, k, torus)
+    if idle and listable(k, *shape):
+        counts, score, _ = scored_partitions(k, free.sum(axis=1), shape[1], torus)
+        if score[0] < ub:
+            code = {(int(a), int(b)): t for t, (a, b) in enumerate(cells.tolist())}
+            rows = np.sort([code[(int(a), int(b))] for a, b in staircase(counts[0], k, shape, torus)])
+            ub = float(D[np.ix_(rows, rows)].sum() / 2)
+    return rows, ub, bound
 
 
 def _searchable(D: np.ndarray, pts: np.ndarray, axes, integral: bool) -> bool:

@@ -11,24 +11,34 @@ and likewise W_y.  A pair (c, r) is the pair of some set exactly when a
 0/1 matrix supported on the free cells has column sums c and row sums r
 (a bipartite flow), so the optimum is the least W_x(c) + W_y(r) over the
 pairs a flow realises.  :func:`torus_profile_search` enumerates them in
-two nested depth-first searches, each pruned by a lower bound that holds
-for every set below the node:
+three nested levels, each pruned by a lower bound that holds for every
+set below it (the tables are built by :mod:`._torustables`):
 
-1. column counts c, column by column.  A partial assignment costs its
+0. partitions lambda of k (the column counts as a multiset), in the order
+   of their score ``arr_x(lambda) + arr_y(lambda')`` (:mod:`._ring`: the
+   organ pipe on a ring, Gale-Ryser for the rows); the search stops at
+   the first score above the target.  Up to ``PARTITIONS`` of them;
+   beyond, level 1 runs once over every column vector;
+1. column counts c ordering lambda (and the empty columns), column by
+   column.  A partial assignment costs its
    W_x so far; every point still to place adds its distance sum to the
    points placed (``acc``), at least the cheapest columns left filled
-   under their free cells (:func:`_fill`), and those points add among
+   under their free cells (:func:`_fill`), or (on a ring) the parts left
+   in distinct columns, the largest in the cheapest (:func:`_rest_x`);
+   those points add among
    themselves at least the 1D optimum of that many of the free cells of
    the columns left (:func:`_capped`: an arc of consecutive points in
-   circular order, SAND2003 sec. 4 on a line or ring).  W_y is bounded
-   below in two ways, the larger kept: (a) a row holds at most one
+   circular order, SAND2003 sec. 4 on a line or ring) and at least the
+   organ-pipe cost of the parts left.  W_y is bounded
+   below by the largest of: arr_y(lambda'); (a) a row holds at most one
    node per used column and at most its free cells in the columns used
    or still usable, so W_y is at least the 1D optimum of k rows under
    those caps; (b) the pairs within each placed column cost at least the
    1D optimum of c_j of its free rows (``own``), the pairs of two placed
-   columns at least :func:`_pair_table`, the points left at least their
-   least y-distance sums to the placed columns (:func:`_near_table`),
-   and the pairs within the columns left at least their ``own``;
+   columns at least :func:`._torustables._pair_table`, the points left at
+   least their least y-distance sums to the placed columns
+   (:func:`._torustables._near_table`), and the parts left at least their
+   least ``own`` and pair costs in the columns left (:func:`_rest_y`);
 2. for a full c, row counts r row by row, each at most the free cells of
    its row among the used columns and at most u, with Hall's condition on
    every prefix and suffix of rows (rows 0..t-1 hold at most
@@ -56,6 +66,8 @@ import numpy as np
 
 from .._jit import njit
 from ._profilesearch import AugmentScratch, _add_row, _now, _row_caps
+from ._ring import listable, scored_partitions
+from ._torustables import build_tables
 
 __all__ = ["torus_profile_search"]
 
@@ -226,11 +238,65 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, aug, nodes0, no
     return best, nodes, True
 
 
+@njit(cache=True)
+def _rest_x(mult, v, acc, row, j, DX, pos, parts, accs):  # pragma: no cover - compiled by numba when installed
+    """Lower bounds on the x-cost of the parts ``mult`` (less one part v)
+    put in the columns after j: (among themselves, to the columns placed).
+    Among themselves at least their organ-pipe cost on the ring (``pos``);
+    each part pays its distance sum to the placed points in its own column,
+    so the largest parts in the cheapest columns bound the second."""
+    p = len(acc)
+    n = 0
+    for w in range(len(mult) - 1, 0, -1):
+        for _ in range(mult[w] - (1 if w == v else 0)):
+            parts[n] = w
+            n += 1
+    if n == 0:
+        return 0.0, 0.0
+    cnt = 0
+    for t in range(j + 1, p):
+        accs[cnt] = acc[t] + v * row[t]
+        cnt += 1
+    if cnt < n:
+        return math.inf, math.inf
+    srt = np.sort(accs[:cnt])
+    cross = 0.0
+    for i in range(n):
+        cross += parts[i] * srt[i]
+    own = 0.0
+    for a in range(n):
+        for b in range(a):
+            own += parts[a] * parts[b] * DX[pos[a], pos[b]]
+    return own, cross
+
+
+@njit(cache=True)
+def _rest_y(mult, v, j, minown, minpair):  # pragma: no cover - compiled by numba when installed
+    """A lower bound on the y-cost among the parts ``mult`` (less one part
+    v), put in distinct columns >= j: each part's least own cost there,
+    each pair of parts its least pair cost there."""
+    total = 0.0
+    for w in range(1, len(mult)):
+        n = mult[w] - (1 if w == v else 0)
+        if n <= 0:
+            continue
+        total += n * minown[j, w] + n * (n - 1) / 2 * minpair[j, w, w]
+        for x in range(1, w):
+            nx = mult[x] - (1 if x == v else 0)
+            if nx > 0:
+                total += n * nx * minpair[j, w, x]
+    return total
+
+
 @njit(cache=True, nogil=True)
-def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut, below, sym, node_cap,
-             deadline, best_x, out):  # pragma: no cover
-    """The column search (see the module notes); out = [best W, nodes,
-    complete] (best W inf when no set of W <= target was found)."""
+def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow):  # pragma: no cover
+    """The column search (see the module notes) over the column vectors
+    whose counts are the multiset ``mult`` (mult[v]: columns of v nodes,
+    mult[0] the empty ones), every one of which has W_y >= ``ylow``; out =
+    [best W, nodes, complete] (best W inf when no set of W <= target was
+    found)."""
+    free, DX, DY, SX, SY, GY, own, pair, hcol = tb.free, tb.DX, tb.DY, tb.SX, tb.SY, tb.GY, tb.own, tb.pair, tb.hcol
+    rest_own, fut, below, sym, pos, minown, minpair = tb.rest_own, tb.fut, tb.below, tb.sym, tb.pos, tb.minown, tb.minpair
     p, q = free.shape
     capx = np.zeros(p, dtype=np.int64)
     for j in range(p):
@@ -242,6 +308,9 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
         rest[j] = rest[j + 1] + capx[j]
         nonempty[j] = nonempty[j + 1] + (1 if capx[j] > 0 else 0)
     laterx = _suffix_caps(capx)  # laterx[j]: the caps of columns >= j
+    restricted = mult[0] <= p  # one partition's column vectors
+    partsbuf = np.zeros(p, dtype=np.int64)
+    accs = np.zeros(p)
     c = np.zeros(p, dtype=np.int64)
     nxt = np.zeros(p, dtype=np.int64)
     acc = np.zeros(p)
@@ -268,6 +337,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
             j -= 1
             if j >= 0:  # undo column j
                 v = c[j]
+                mult[v] += 1
                 c[j] = 0
                 placed -= v
                 if v > 0:
@@ -283,6 +353,8 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
             continue
         v = nxt[j]
         nxt[j] -= 1
+        if mult[v] == 0:
+            continue
         nodes += 1
         if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
             complete = False
@@ -299,7 +371,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
         m = k - npl
         if m == 0:
             u = nused
-            if npx + max(GY[u], npo) <= target:
+            if npx + max(GY[u], npo, ylow) <= target:
                 c[j] = v
                 out[3] += 1
                 n_before = nodes
@@ -317,13 +389,18 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
         if j == p - 1:
             continue
         low = _fill(acc, capx, j + 1, m, DX[j], v)
+        xown = SX[m]
+        if restricted and pos[0] == 0:
+            r_own, r_cross = _rest_x(mult, v, acc, DX[j], j, DX, pos, partsbuf, accs)
+            low = max(low, r_cross)
+            xown = max(xown, r_own)
         umax = nused + min(m, nonempty[j + 1])
-        base = npx + low + SX[m]
-        if base + max(GY[umax], npo + rest_own[j + 1, m]) > target:
+        base = npx + low + xown
+        if base + max(GY[umax], npo + rest_own[j + 1, m], ylow) > target:
             continue
         # the m points left among themselves, in the columns after j
-        base = npx + low + _capped(laterx[j + 1], DX, m)
-        if base + max(GY[umax], npo + rest_own[j + 1, m]) > target:
+        base = npx + low + max(xown, _capped(laterx[j + 1], DX, m))
+        if base + max(GY[umax], npo + rest_own[j + 1, m], ylow) > target:
             continue
         # the points left pay their y-distances to the columns placed
         # (hcol: to the v nearest free cells of a column), each row at most
@@ -333,7 +410,10 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
                 hnew[i] = hrow[i] + hcol[j, i, v]
         else:
             hnew[:] = hrow
-        if base + npo + _fill(hnew, fut[j + 1], 0, m, hnew, 0) + rest_own[j + 1, m] > target:
+        rest_y = rest_own[j + 1, m]
+        if restricted:
+            rest_y = max(rest_y, _rest_y(mult, v, j + 1, minown, minpair))
+        if base + npo + _fill(hnew, fut[j + 1], 0, m, hnew, 0) + rest_y > target:
             continue
         # rows hold at most their free cells among the columns used so far
         # and those left, and at most one per used column
@@ -342,6 +422,7 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
         if base + _capped(cap, DY, k) > target:
             continue
         c[j] = v
+        mult[v] -= 1
         placed = npl
         used = nused
         for t in range(p):
@@ -364,113 +445,6 @@ def _columns(free, DX, DY, k, target, SX, SY, GY, own, pair, hcol, rest_own, fut
     out[2] = 1.0 if complete else 0.0
 
 
-@njit(cache=True)
-def _one_way(fa, fb, DY, k):  # pragma: no cover - compiled by numba when installed
-    """least[a, b]: the a least h(s, b) over the cells s of fa summed, with
-    h(s, b) the sum of the b least distances of s to the cells fb."""
-    na, nb = min(len(fa), k), min(len(fb), k)
-    h = np.zeros((len(fa), nb + 1))
-    row = np.empty(len(fb))
-    for s in range(len(fa)):
-        for t in range(len(fb)):
-            row[t] = DY[fa[s], fb[t]]
-        row.sort()
-        for b in range(1, nb + 1):
-            h[s, b] = h[s, b - 1] + row[b - 1]
-    least = np.full((k + 1, k + 1), np.inf)
-    for b in range(nb + 1):
-        least[0, b] = 0.0
-        col = np.sort(h[:, b])
-        for a in range(1, na + 1):
-            least[a, b] = least[a - 1, b] + col[a - 1]
-    return least
-
-
-@njit(cache=True)
-def _pairs(free, DY, k, out):  # pragma: no cover - compiled by numba when installed
-    p = free.shape[0]
-    for j in range(p):
-        fj = np.nonzero(free[j])[0]
-        if len(fj) == 0:
-            continue
-        for l in range(j + 1, p):
-            fl = np.nonzero(free[l])[0]
-            if len(fl) == 0:
-                continue
-            one = _one_way(fj, fl, DY, k)
-            other = _one_way(fl, fj, DY, k)
-            for a in range(k + 1):
-                for b in range(k + 1):
-                    out[j, l, a, b] = max(one[a, b], other[b, a])
-
-
-def _pair_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
-    """pair[j, l, a, b] (j < l): a lower bound on the sum of DY over the
-    pairs of a free cells of column j and b free cells of column l.  For a
-    cell s of column j, its b partners cost at least h(s, b), the sum of
-    its b least distances to the free cells of column l; so the a cells
-    cost at least the a least h(s, b) summed, and symmetrically (the larger
-    of the two is kept; inf where a column has fewer free cells)."""
-    p = free.shape[0]
-    out = np.full((p, p, k + 1, k + 1), np.inf)
-    _pairs(free, np.ascontiguousarray(DY, dtype=np.float64), int(k), out)
-    return out
-
-
-def _near_table(free: np.ndarray, DY: np.ndarray, k: int) -> np.ndarray:
-    """hcol[j, i, v]: the sum of the v least DY[i, t] over the free cells t
-    of column j (0 where v exceeds them: never read there)."""
-    p, q = free.shape
-    out = np.zeros((p, q, k + 1))
-    for j in range(p):
-        cells = np.flatnonzero(free[j])
-        v = min(len(cells), k)
-        if v:
-            out[j, :, 1 : v + 1] = np.cumsum(np.sort(DY[:, cells], axis=1), axis=1)[:, :v]
-    return out
-
-
-def _axis_distance(side: int, wrap: bool) -> np.ndarray:
-    a = np.arange(side)
-    d = np.abs(a[:, None] - a[None, :]).astype(float)
-    return np.minimum(d, side - d) if wrap else d
-
-
-@njit(cache=True)
-def _arcs(q, k, side, wrap, out):  # pragma: no cover - compiled by numba when installed
-    """out[m]: least W of m consecutive points of the sorted positions q
-    (in circular order on a ring of ``side`` when ``wrap``), m <= k."""
-    n = len(q)
-    for m in range(1, k + 1):
-        out[m] = 0.0 if m == 1 else np.inf
-    for s in range(n):
-        w = 0.0
-        for m in range(2, min(k, n) + 1):
-            t = s + m - 1
-            if t >= n and not wrap:
-                break
-            a = q[t % n] + (side if t >= n else 0)
-            for r in range(s, t):
-                b = q[r % n] + (side if r >= n else 0)
-                d = a - b
-                if wrap and side - d < d:
-                    d = side - d
-                w += d
-            if w < out[m]:
-                out[m] = w
-
-
-def _one_d(pos: np.ndarray, k: int, side: int, wrap: bool) -> np.ndarray:
-    """T[m]: the 1D optimum of m of the positions ``pos`` (with repeats),
-    m = 0..k (inf when fewer than m): the least arc of m consecutive
-    points in circular order (SAND2003 sec. 4, on a line or a ring)."""
-    out = np.full(k + 1, np.inf)
-    out[0] = 0.0
-    if k >= 1 and len(pos):
-        _arcs(np.sort(np.asarray(pos, dtype=np.float64)), int(k), float(side), bool(wrap and side > 2), out)
-    return out
-
-
 def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_limit: int = 10**9,
                          time_limit: float | None = None, deadline=None):
     """Least W <= ``upper`` - 1 over k of the free cells ``coords`` (integer
@@ -487,45 +461,41 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
     p, q = (int(s) for s in shape)
     free = np.zeros((p, q), dtype=np.bool_)
     free[coords[:, 0], coords[:, 1]] = True
-    DX, DY = _axis_distance(p, bool(torus[0])), _axis_distance(q, bool(torus[1]))
-    SX = _one_d(coords[:, 0], k, p, bool(torus[0]))
-    SY = _one_d(coords[:, 1], k, q, bool(torus[1]))
-    capy = free.sum(axis=0)
-    GY = np.full(p + 1, np.inf)  # by the number u of used columns
-    for u in range(1, p + 1):
-        pos = np.repeat(np.arange(q), np.minimum(capy, u))
-        if len(pos) >= k:
-            GY[u] = _one_d(pos, k, q, bool(torus[1]))[k]
-    # own[j, v]: least W_y of v of the free cells of column j (same-column
-    # pairs); rest_own[j, m]: least sum of own over m points in columns >= j
-    own = np.full((p, k + 1), np.inf)
-    for j in range(p):
-        own[j] = _one_d(np.flatnonzero(free[j]), k, q, bool(torus[1]))
-    rest_own = np.full((p + 1, k + 1), np.inf)
-    rest_own[p, 0] = 0.0
-    for j in range(p - 1, -1, -1):
-        for m in range(k + 1):
-            rest_own[j, m] = min(own[j, v] + rest_own[j + 1, m - v] for v in range(m + 1))
-    below = np.zeros((q + 1, p), dtype=np.int64)
-    below[1:] = np.cumsum(free.T, axis=0)
-    fut = np.zeros((p + 1, q), dtype=np.int64)  # columns >= j with a free cell in row i
-    fut[:p] = np.cumsum(free[::-1], axis=0)[::-1]
+    counts, score_y = None, None
+    if listable(k, p, q):
+        counts, score, score_y = scored_partitions(k, free.sum(axis=1), q, torus)
+        keep = score <= float(upper) - 1.0
+        if not keep.any():  # every set costs at least the least score
+            return None, None, float(upper)
+        counts, score, score_y = counts[keep], score[keep], score_y[keep]
+    tables = build_tables(free, k, torus)
     if deadline is None:
         deadline = np.array([math.inf])
     if time_limit is not None:
         deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
     best_x = np.zeros((p, q), dtype=np.int8)
     out = np.zeros(5)
-    # on an idle machine a rotation of a wrapped axis, and its reflection
-    # about line 0, map every set onto one of equal W: the search keeps the
-    # sets whose line 0 on that axis holds the most nodes and whose line 1
-    # holds no fewer than the last
-    idle = bool(free.all())
-    sym = np.array([idle and bool(torus[0]), idle and bool(torus[1])])
-    _columns(free, DX, DY, int(k), float(upper) - 1.0, SX, SY, GY, own, _pair_table(free, DY, k), _near_table(free, DY, k), rest_own, fut, below, sym,
-             int(node_limit),
-             deadline, best_x, out)
-    value, complete = float(out[0]), bool(out[2])
+    target, best, nodes, complete = float(upper) - 1.0, math.inf, 0, True
+    for parts, ylow, low in zip(counts, score_y, score, strict=True) if counts is not None else ((None, 0, 0),):
+        if low > target:
+            break
+        if nodes >= node_limit or time.perf_counter() > deadline[0]:
+            complete = False
+            break
+        mult = np.full(k + 1, k + p, dtype=np.int64)  # no restriction
+        if parts is not None:
+            mult[1 : len(parts) + 1] = parts
+            mult[len(parts) + 1 :] = 0
+            mult[0] = p - int(parts.sum())
+        _columns(tables, int(k), target, int(node_limit) - nodes, deadline, best_x, out, mult, float(ylow))
+        nodes += int(out[1])
+        if out[0] < best:
+            best = float(out[0])
+            target = best - 1.0
+        if not out[2]:
+            complete = False
+            break
+    value = best
     rows = None
     if value < math.inf:
         code = {(int(a), int(b)): t for t, (a, b) in enumerate(coords.tolist())}

@@ -18,7 +18,8 @@ import pytest
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
-from optalloc.ksubset._torusprofile import _axis_distance, _capped, _one_d, _pair_table, torus_profile_search
+from optalloc.ksubset._torusprofile import _capped, torus_profile_search
+from optalloc.ksubset._torustables import _axis_distance, _one_d, _pair_table
 from optalloc.machine import Machine
 
 pytest.importorskip("numba")

@@ -1,0 +1,143 @@
+"""Arrangements of counts on a ring and the partition bound, against brute force.
+
+The organ pipe must be the least cost over every placement of the counts
+on rings of up to 9 positions; the conjugate (Gale-Ryser) step must hold
+on the ring (no row vector majorised by lambda' costs less than
+arr(lambda')); the partition bound must be at most the optimum of random
+small meshes, tori and cylinders with busy nodes, and on idle machines
+equal to it, attained by the staircase.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from optalloc.ksubset import solve
+from optalloc.ksubset._metric import machine_problem
+from optalloc.ksubset._ring import organ_pipe, partition_bound, ring_costs, scored_partitions, staircase
+from optalloc.ksubset._torustables import _axis_distance
+from optalloc.machine import Machine
+
+
+def _placements_min(counts, side, wrap=True):
+    """Least cost of ``counts`` over every placement on distinct positions."""
+    D = _axis_distance(side, wrap)
+    best = np.inf
+    for pos in itertools.permutations(range(side), len(counts)):
+        c = np.zeros(side)
+        c[list(pos)] = counts
+        best = min(best, c @ D @ c / 2)
+    return best
+
+
+def _opt(D, k):
+    return min(D[np.ix_(s, s)].sum() / 2 for s in map(np.array, itertools.combinations(range(len(D)), k)))
+
+
+def test_organ_pipe_positions():
+    assert organ_pipe(7).tolist() == [0, 1, 6, 2, 5, 3, 4]
+    assert organ_pipe(1).tolist() == [0]
+
+
+@pytest.mark.parametrize("side", range(1, 8))
+def test_organ_pipe_is_least_exhaustive(side):
+    """Every multiset of up to ``side`` counts of at most 4 on rings of 1..7."""
+    for m in range(1, side + 1):
+        for counts in itertools.combinations_with_replacement(range(4, 0, -1), m):
+            desc = np.array([counts], dtype=np.int64)
+            assert ring_costs(desc, side)[0] == _placements_min(counts, side), (side, counts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(side=st.integers(8, 9), counts=st.lists(st.integers(1, 9), min_size=1, max_size=6))
+def test_organ_pipe_is_least_random(side, counts):
+    desc = np.array([sorted(counts, reverse=True)], dtype=np.int64)
+    assert ring_costs(desc, side)[0] == _placements_min(desc[0], side)
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_rows_majorised_by_the_conjugate_cost_more(data):
+    """For a 0/1 matrix with column sums lambda on a ring of rows, its row
+    counts cost at least arr(lambda') (the step the partition score uses)."""
+    q = data.draw(st.integers(2, 8))
+    p = data.draw(st.integers(1, 6))
+    X = np.array(data.draw(st.lists(st.lists(st.integers(0, 1), min_size=q, max_size=q), min_size=p, max_size=p)))
+    k = int(X.sum())
+    if k == 0:
+        return
+    lam = np.sort(X.sum(axis=1))[::-1]
+    conj = np.array([[(lam >= j).sum() for j in range(1, lam[0] + 1)]], dtype=np.int64)
+    r = X.sum(axis=0)
+    D = _axis_distance(q, True)
+    assert r @ D @ r / 2 >= ring_costs(conj, q)[0]
+
+
+def _small_machine(rng, idle):
+    shape = tuple(int(s) for s in rng.integers(1, 6, size=2))
+    torus = tuple(bool(t) for t in rng.integers(0, 2, size=2))
+    m = Machine(shape, torus=torus)
+    if not idle:
+        keep = int(rng.integers(1, min(12, m.n) + 1))
+        busy = np.sort(rng.choice(m.n, size=m.n - keep, replace=False))
+        if len(busy):
+            m.allocate(busy)
+    return m
+
+
+def _free(m, inst):
+    free = np.zeros(m.shape, dtype=bool)
+    cells = inst.coords.astype(np.int64)
+    free[cells[:, 0], cells[:, 1]] = True
+    return free
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_partition_bound_at_most_the_optimum(seed):
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(60):
+        m = _small_machine(rng, idle=False)
+        k = int(rng.integers(1, min(m.n_free, 8) + 1))
+        inst = machine_problem(m, k)
+        opt = _opt(inst.D, k)
+        assert partition_bound(_free(m, inst), k, m.torus) <= opt + 1e-9, (m.shape, m.torus, k)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_partition_bound_is_the_idle_optimum(seed):
+    rng = np.random.default_rng(200 + seed)
+    for _ in range(25):
+        m = _small_machine(rng, idle=True)
+        if m.n > 16:
+            continue
+        k = int(rng.integers(1, min(m.n, 7) + 1))
+        inst = machine_problem(m, k)
+        opt = _opt(inst.D, k)
+        assert partition_bound(_free(m, inst), k, m.torus) == opt
+        counts, score, _ = scored_partitions(k, np.full(m.shape[0], m.shape[1]), m.shape[1], m.torus)
+        cells = staircase(counts[0], k, m.shape, m.torus)
+        assert len({tuple(c) for c in cells.tolist()}) == k
+        DX, DY = (_axis_distance(s, w) for s, w in zip(m.shape, m.torus, strict=True))
+        w = sum(DX[a[0], b[0]] + DY[a[1], b[1]] for a, b in itertools.combinations(cells.tolist(), 2))
+        assert w == score[0] == opt
+
+
+def test_idle_torus_solved_by_the_bound():
+    m = Machine((16, 16), torus=True)
+    r = solve(m, 32, method="exact")
+    assert r.status == "optimal" and r.objective == r.bound == 1840
+    assert r.extra["phase"] == "bounds"
+    cells = m.coords[r.indices]
+    assert len({tuple(c) for c in cells.tolist()}) == 32
+
+
+def test_scored_partitions_fit_the_columns():
+    counts, score, score_y = scored_partitions(5, np.array([2, 0, 3]), 3, (True, True))
+    parts = [sorted((v + 1 for v in range(c.shape[0]) for _ in range(c[v])), reverse=True) for c in counts]
+    assert sorted(map(tuple, parts)) == [(3, 2)]
+    assert np.all(np.diff(score) >= 0) and np.all(score_y <= score)
