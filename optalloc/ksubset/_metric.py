@@ -32,6 +32,7 @@ a :class:`~optalloc.SubsetResult` whose ``indices`` are node ids.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import NamedTuple
 
@@ -43,6 +44,7 @@ from .._validate import validate_positive
 from ._median import gen_alg_guarantee
 from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
 from ._metricexact import centre_sets, set_weights, solve_metric_exact
+from ._ring import free_grid, partition_bound
 from ._small import BRUTE_LIMIT, enumerate_subsets
 
 __all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
@@ -243,8 +245,9 @@ def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
 
     On a mesh the bounds of :func:`lower_bound` apply to the free points;
     this function serves tori and networks and returns only bounds that
-    hold there: ``neighbour`` always, ``axis`` on a torus, ``gen-alg`` where
-    the distances are known to be a metric.
+    hold there: ``neighbour`` always, ``axis`` on a torus, ``partition``
+    on a 2D torus (up to 200,000 partitions of k), ``gen-alg`` where the
+    distances are known to be a metric.
 
     Parameters
     ----------
@@ -272,7 +275,7 @@ def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
     >>> m = Machine((4, 4), torus=True)
     >>> b = metric_lower_bound(m, 5)
     >>> sorted(b), max(b.values()) <= solve(m, 5, method="brute").objective
-    (['axis', 'gen-alg', 'neighbour'], True)
+    (['axis', 'gen-alg', 'neighbour', 'partition'], True)
     """
     from ..machine import Machine
 
@@ -285,6 +288,10 @@ def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
         return out
     if machine.is_grid:
         out["axis"] = axis_metric(inst.coords, k, *inst.axes)
+        if machine.ndim == 2:
+            bound = partition_bound(free_grid(inst.coords, inst.axes[0]), k, inst.axes[1])
+            if bound > -math.inf:
+                out["partition"] = bound
     if k >= 2 and gen_alg_holds(D, machine.is_grid):
         _, _, w = _gen_alg_rows(D, k)
         out["gen-alg"] = float(w) / gen_alg_guarantee(k)

@@ -20,6 +20,12 @@ negative entry: L1, torus, network, several processors per node)
     distance, so ``W(OPT) >= sum_a min_S W_a(S)``, each term a
     one-dimensional instance (a ring of the axis' side where it wraps)
     solved exactly by :func:`line`.
+``partition`` (2D meshes and tori: each axis a line or a ring of unit steps)
+    The least ``arr_x(lambda) + arr_y(lambda')`` over the partitions lambda
+    of k that fit the columns (and, axes swapped, the rows), with arr the
+    least cost of the counts on the axis: :func:`._ring.partition_bound`,
+    whose notes give the proof (the organ pipe on a ring, Gale-Ryser and
+    Schur-concavity for the rows).
 ``gen-alg`` (metrics: the triangle inequality must hold)
     Gen-Alg's W divided by its factor 2 - 2/k (Krumke et al.), which holds
     in any metric.  On a network the triangle inequality is checked on the

@@ -41,7 +41,7 @@ from ._blocksearch import block_search, block_structure
 from ._median import gen_alg_guarantee
 from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
 from ._race import ProfileRace
-from ._ring import listable, partition_bound, scored_partitions, staircase
+from ._ring import free_grid, listable, partition_bound, scored_partitions, staircase
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
 
@@ -240,14 +240,12 @@ def _partitions(pts, k, axes, idle, rows, ub, D):
     and on an idle one the set that attains it (:func:`._ring.staircase`)
     when it is lighter than the incumbent ``rows`` of W ``ub``."""
     shape, torus = tuple(int(s) for s in axes[0]), tuple(bool(t) for t in axes[1])
-    cells = pts.astype(np.int64)
-    free = np.zeros(shape, dtype=bool)
-    free[cells[:, 0], cells[:, 1]] = True
+    free = free_grid(pts, shape)
     bound = partition_bound(free, k, torus)
     if idle and listable(k, *shape):
         counts, score, _ = scored_partitions(k, free.sum(axis=1), shape[1], torus)
         if score[0] < ub:
-            code = {(int(a), int(b)): t for t, (a, b) in enumerate(cells.tolist())}
+            code = {(int(a), int(b)): t for t, (a, b) in enumerate(pts.astype(np.int64).tolist())}
             rows = np.sort([code[(int(a), int(b))] for a, b in staircase(counts[0], k, shape, torus)])
             ub = float(D[np.ix_(rows, rows)].sum() / 2)
     return rows, ub, bound

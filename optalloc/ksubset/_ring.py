@@ -53,7 +53,7 @@ import numpy as np
 
 from ._box import _arrangement_costs, _ascending_parts, _conjugate_ascending, _partition_counts, partition_count
 
-__all__ = ["PARTITIONS", "listable", "organ_pipe", "partition_bound", "ring_costs", "scored_partitions", "staircase"]
+__all__ = ["PARTITIONS", "free_grid", "listable", "organ_pipe", "partition_bound", "ring_costs", "scored_partitions", "staircase"]
 
 #: partitions of k up to which they are listed and scored
 PARTITIONS = 200_000
@@ -140,6 +140,14 @@ def partition_bound(free: np.ndarray, k: int, wrap: tuple[bool, bool]) -> float:
         _, score, _ = scored_partitions(k, grid.sum(axis=1), grid.shape[1], axes)
         best = max(best, float(score[0]) if len(score) else np.inf)
     return best
+
+
+def free_grid(coords, shape) -> np.ndarray:
+    """free[x, y]: a node at (x, y) among the integer 2D ``coords``."""
+    cells = np.asarray(coords).astype(np.int64)
+    free = np.zeros(tuple(int(s) for s in shape), dtype=bool)
+    free[cells[:, 0], cells[:, 1]] = True
+    return free
 
 
 def _order(desc: np.ndarray, k: int, side: int, wrap: bool) -> np.ndarray:
