@@ -246,7 +246,7 @@ def _partitions(pts, k, axes, idle, rows, ub, D):
         counts, score, _ = scored_partitions(k, free.sum(axis=1), shape[1], torus)
         if score[0] < ub:
             code = {(int(a), int(b)): t for t, (a, b) in enumerate(pts.astype(np.int64).tolist())}
-            rows = np.sort([code[(int(a), int(b))] for a, b in staircase(counts[0], k, shape, torus)])
+            rows = np.sort([code[(int(a), int(b))] for a, b in staircase(counts[0], shape, torus)])
             ub = float(D[np.ix_(rows, rows)].sum() / 2)
     return rows, ub, bound
 

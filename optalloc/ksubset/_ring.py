@@ -6,9 +6,9 @@ nothing among themselves) on distinct positions of an axis with distance
 d; the cost is ``sum_{a<b} mu_a mu_b d(pos_a, pos_b)``.  Its least value
 over the placements, ``arr(mu)``, is
 
-* on a line: the dynamic programme of :func:`._box._arrangement_costs`;
-* on a ring of ``side`` positions: the *circular organ pipe*, mu_1 at 0,
-  mu_2 at 1, mu_3 at -1, mu_4 at 2, mu_5 at -2, and so on.
+the cost of the *organ pipe*: mu_1 at 0, mu_2 at 1, mu_3 at -1, mu_4 at
+2, mu_5 at -2, and so on, around a ring of ``side`` positions or along a
+line (with at least as many positions as counts).
 
 Why the organ pipe is optimal on a ring.  Minimising the cost is
 maximising ``F(c) = sum_{x,y} c_x c_y K(x, y)`` with ``K = side - d``,
@@ -27,8 +27,12 @@ if c agreed with all of them, then c_x >= c_y whenever x comes before y in
 the order 0, 1, -1, 2, -2, ... (take ``a = x + y``, or ``x -> -x`` when
 y = -x), so c = c*.  A maximiser of F with the largest ``sum c c*`` is
 therefore c*, and by continuity the organ pipe of the unperturbed counts is
-optimal too.  ``tests/ksubset/test_ring.py`` checks it against every
-placement on rings of up to 10 positions.
+optimal too.  On a line of p positions: they sit in a ring of 2p positions
+with the same distances, and the ring's organ pipe lies on an arc where
+ring and line distances agree, so it is a line placement and the least.
+``tests/ksubset/test_ring.py`` checks it against every placement on rings
+of up to 9 positions and against the line's dynamic programme of
+:func:`._box._arrangement_costs` (some optimal order is unimodal).
 
 The partition score.  For k points of a p x q machine with column counts
 c (multiset lambda) and row counts r, ``W = W_x(c) + W_y(r)``;
@@ -51,9 +55,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._box import _arrangement_costs, _ascending_parts, _conjugate_ascending, _partition_counts, partition_count
+from ._box import _ascending_parts, _conjugate_ascending, _partition_counts, partition_count
 
-__all__ = ["PARTITIONS", "free_grid", "listable", "organ_pipe", "partition_bound", "ring_costs", "scored_partitions", "staircase"]
+__all__ = ["PARTITIONS", "axis_costs", "free_grid", "listable", "organ_distances", "partition_bound", "scored_partitions", "staircase"]
 
 #: partitions of k up to which they are listed and scored
 PARTITIONS = 200_000
@@ -65,33 +69,24 @@ def listable(k: int, p: int, q: int) -> bool:
     return max(partition_count(k, min(k, q), min(k, p)), partition_count(k, min(k, p), min(k, q))) <= PARTITIONS
 
 
-def organ_pipe(side: int) -> np.ndarray:
-    """Positions 0, 1, -1, 2, -2, ... (mod ``side``): where the counts go in
-    descending order."""
-    out = np.zeros(side, dtype=np.int64)
+def organ_distances(side: int, wrap: bool) -> np.ndarray:
+    """D[a, b]: the distance between the organ-pipe places of the a-th and
+    b-th largest counts on an axis of ``side`` positions (a ring where
+    ``wrap``)."""
+    off = np.zeros(side, dtype=np.int64)
     for a in range(1, side):
-        out[a] = (a + 1) // 2 if a % 2 == 1 else side - a // 2
-    return out
+        off[a] = (a + 1) // 2 if a % 2 == 1 else -(a // 2)
+    d = np.abs(off[:, None] - off[None, :])
+    return np.minimum(d, side - d) if wrap else d
 
 
-def ring_costs(desc: np.ndarray, side: int) -> np.ndarray:
-    """arr on a ring of ``side`` positions of each row of ``desc`` (counts
-    in descending order, zero-padded, at most ``side`` nonzero)."""
-    desc = np.asarray(desc, dtype=np.int64)
-    n, width = desc.shape
-    width = min(width, side)
-    c = np.zeros((n, side), dtype=np.int64)
-    c[:, organ_pipe(side)[:width]] = desc[:, :width]
-    a = np.arange(side)
-    d = np.abs(a[:, None] - a[None, :])
-    D = np.minimum(d, side - d)
-    return ((c @ D) * c).sum(axis=1) // 2
-
-
-def _axis_costs(desc: np.ndarray, k: int, side: int, wrap: bool) -> np.ndarray:
-    if wrap:
-        return ring_costs(desc, side)
-    return _arrangement_costs(desc[:, ::-1], k).astype(np.int64)
+def axis_costs(desc: np.ndarray, side: int, wrap: bool) -> np.ndarray:
+    """arr of each row of ``desc`` (counts in descending order, zero-padded,
+    at most ``side`` nonzero) on an axis of ``side`` positions (a ring
+    where ``wrap``)."""
+    desc = np.asarray(desc, dtype=np.int64)[:, :side]
+    D = organ_distances(side, wrap)[: desc.shape[1], : desc.shape[1]]
+    return ((desc @ D) * desc).sum(axis=1) // 2
 
 
 def scored_partitions(k: int, capx: np.ndarray, q: int, wrap: tuple[bool, bool]):
@@ -119,8 +114,8 @@ def scored_partitions(k: int, capx: np.ndarray, q: int, wrap: tuple[bool, bool])
     counts, parts, rows = counts[fits], parts[fits], rows[fits]
     if not len(counts):
         return counts, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    score_y = _axis_costs(rows, k, q, wrap[1])
-    score = _axis_costs(parts, k, p, wrap[0]) + score_y
+    score_y = axis_costs(rows, q, wrap[1])
+    score = axis_costs(parts, p, wrap[0]) + score_y
     order = np.argsort(score, kind="stable")
     return counts[order], score[order], score_y[order]
 
@@ -150,33 +145,22 @@ def free_grid(coords, shape) -> np.ndarray:
     return free
 
 
-def _order(desc: np.ndarray, k: int, side: int, wrap: bool) -> np.ndarray:
-    """Positions for the descending counts ``desc`` at their arrangement's
-    least cost (organ pipe on a ring, the line's dynamic programme)."""
-    desc = desc[desc > 0]
-    if wrap:
-        return organ_pipe(side)[: len(desc)]
-    from ._box import arrangement
-
-    ordered = arrangement(desc.tolist(), k)  # unimodal order along the line
-    pos = np.empty(len(desc), dtype=np.int64)
-    taken = np.zeros(len(desc), dtype=bool)
-    for t, v in enumerate(ordered):  # the t-th slot takes an unused count of size v
-        i = int(np.flatnonzero((desc == v) & ~taken)[0])
-        taken[i] = True
-        pos[i] = t
-    return pos
+def _order(desc: np.ndarray, side: int, wrap: bool) -> np.ndarray:
+    """Positions for the descending counts ``desc``: the organ pipe."""
+    n = int((desc > 0).sum())
+    off = np.array([(a + 1) // 2 if a % 2 == 1 else -(a // 2) for a in range(n)], dtype=np.int64)
+    return off % side if wrap else off - off.min()
 
 
-def staircase(counts: np.ndarray, k: int, shape, wrap: tuple[bool, bool]) -> np.ndarray:
-    """The cells (x, y) of a set of k cells of an idle ``shape`` machine
+def staircase(counts: np.ndarray, shape, wrap: tuple[bool, bool]) -> np.ndarray:
+    """The cells (x, y) of a set of cells of an idle ``shape`` machine
     whose column counts are the partition ``counts`` (multiplicities) and
-    whose W is that partition's score: columns in arrangement order of
-    lambda, rows in arrangement order of lambda', column i filled from the
+    whose W is that partition's score: columns in organ-pipe order of
+    lambda, rows in organ-pipe order of lambda', column i filled from the
     rows with the most points."""
     p, q = (int(s) for s in shape)
     parts = _ascending_parts(np.asarray(counts)[None], p)[0, ::-1]
     rows = _conjugate_ascending(np.asarray(counts)[None])[0, ::-1]
-    cols = _order(parts, k, p, wrap[0])
-    ypos = _order(rows, k, q, wrap[1])
+    cols = _order(parts, p, wrap[0])
+    ypos = _order(rows, q, wrap[1])
     return np.array([(cols[i], ypos[t]) for i in range(len(cols)) for t in range(parts[i])], dtype=np.int64)

@@ -23,7 +23,7 @@ set below it (the tables are built by :mod:`._torustables`):
    column.  A partial assignment costs its
    W_x so far; every point still to place adds its distance sum to the
    points placed (``acc``), at least the cheapest columns left filled
-   under their free cells (:func:`_fill`), or (on a ring) the parts left
+   under their free cells (:func:`_fill`), or the parts left
    in distinct columns, the largest in the cheapest (:func:`_rest_x`);
    those points add among
    themselves at least the 1D optimum of that many of the free cells of
@@ -239,10 +239,10 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, aug, nodes0, no
 
 
 @njit(cache=True)
-def _rest_x(mult, v, acc, row, j, DX, pos, parts, accs):  # pragma: no cover - compiled by numba when installed
+def _rest_x(mult, v, acc, row, j, organ, parts, accs):  # pragma: no cover - compiled by numba when installed
     """Lower bounds on the x-cost of the parts ``mult`` (less one part v)
     put in the columns after j: (among themselves, to the columns placed).
-    Among themselves at least their organ-pipe cost on the ring (``pos``);
+    Among themselves at least their organ-pipe cost (``organ``: :mod:`._ring`);
     each part pays its distance sum to the placed points in its own column,
     so the largest parts in the cheapest columns bound the second."""
     p = len(acc)
@@ -266,7 +266,7 @@ def _rest_x(mult, v, acc, row, j, DX, pos, parts, accs):  # pragma: no cover - c
     own = 0.0
     for a in range(n):
         for b in range(a):
-            own += parts[a] * parts[b] * DX[pos[a], pos[b]]
+            own += parts[a] * parts[b] * organ[a, b]
     return own, cross
 
 
@@ -296,7 +296,7 @@ def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow):  # pra
     [best W, nodes, complete] (best W inf when no set of W <= target was
     found)."""
     free, DX, DY, SX, SY, GY, own, pair, hcol = tb.free, tb.DX, tb.DY, tb.SX, tb.SY, tb.GY, tb.own, tb.pair, tb.hcol
-    rest_own, fut, below, sym, pos, minown, minpair = tb.rest_own, tb.fut, tb.below, tb.sym, tb.pos, tb.minown, tb.minpair
+    rest_own, fut, below, sym, organ, minown, minpair = tb.rest_own, tb.fut, tb.below, tb.sym, tb.organ, tb.minown, tb.minpair
     p, q = free.shape
     capx = np.zeros(p, dtype=np.int64)
     for j in range(p):
@@ -390,8 +390,8 @@ def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow):  # pra
             continue
         low = _fill(acc, capx, j + 1, m, DX[j], v)
         xown = SX[m]
-        if restricted and pos[0] == 0:
-            r_own, r_cross = _rest_x(mult, v, acc, DX[j], j, DX, pos, partsbuf, accs)
+        if restricted:
+            r_own, r_cross = _rest_x(mult, v, acc, DX[j], j, organ, partsbuf, accs)
             low = max(low, r_cross)
             xown = max(xown, r_own)
         umax = nused + min(m, nonempty[j + 1])

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit
-from ._ring import organ_pipe
+from ._ring import organ_distances
 
 __all__ = ["TorusTables", "build_tables"]
 
@@ -34,7 +34,7 @@ class TorusTables(NamedTuple):
     fut: np.ndarray  # fut[j, i]: columns >= j with a free cell in row i
     below: np.ndarray  # below[t, j]: free cells of column j in rows < t
     sym: np.ndarray  # per axis: an idle wrapped axis (rotations and reflections)
-    pos: np.ndarray  # organ-pipe positions of the columns (-1: x is a line)
+    organ: np.ndarray  # organ[a, b]: x-distance of the organ-pipe places of the a-th and b-th largest counts
     minown: np.ndarray  # minown[j, w]: least own[t, w] over t >= j
     minpair: np.ndarray  # minpair[j, a, b]: least pair cost over two columns >= j
 
@@ -204,4 +204,4 @@ def build_tables(free: np.ndarray, k: int, torus) -> TorusTables:
     sym = np.array([idle and bool(torus[0]), idle and bool(torus[1])])
     pair = _pair_table(free, DY, k)
     return TorusTables(free, DX, DY, SX, SY, GY, own, pair, _near_table(free, DY, k), rest_own, fut, below, sym,
-                       organ_pipe(p) if torus[0] else np.full(p, -1, dtype=np.int64), *_suffix_minima(own, pair))
+                       organ_distances(p, bool(torus[0])), *_suffix_minima(own, pair))

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
-from optalloc.ksubset._ring import organ_pipe, partition_bound, ring_costs, scored_partitions, staircase
+from optalloc.ksubset._box import _arrangement_costs, _ascending_parts, _partition_counts
+from optalloc.ksubset._ring import axis_costs, organ_distances, partition_bound, scored_partitions, staircase
 from optalloc.ksubset._torustables import _axis_distance
 from optalloc.machine import Machine
 
@@ -39,9 +40,18 @@ def _opt(D, k):
     return min(D[np.ix_(s, s)].sum() / 2 for s in map(np.array, itertools.combinations(range(len(D)), k)))
 
 
-def test_organ_pipe_positions():
-    assert organ_pipe(7).tolist() == [0, 1, 6, 2, 5, 3, 4]
-    assert organ_pipe(1).tolist() == [0]
+def test_organ_pipe_places():
+    # places 0, 1, -1, 2, -2, 3, -3 on a ring of 7 and on a line
+    assert organ_distances(7, True)[0].tolist() == [0, 1, 1, 2, 2, 3, 3]
+    assert organ_distances(7, True)[4].tolist() == [2, 3, 1, 3, 0, 2, 1]  # from -2
+    assert organ_distances(7, False)[4].tolist() == [2, 3, 1, 4, 0, 5, 1]
+
+
+def test_organ_pipe_is_the_line_optimum():
+    """Against the line's dynamic programme, every partition of k <= 20."""
+    for k in range(1, 21):
+        asc = _ascending_parts(_partition_counts(k, k, k), k)
+        np.testing.assert_array_equal(axis_costs(asc[:, ::-1], k, False), _arrangement_costs(asc, k))
 
 
 @pytest.mark.parametrize("side", range(1, 8))
@@ -50,14 +60,14 @@ def test_organ_pipe_is_least_exhaustive(side):
     for m in range(1, side + 1):
         for counts in itertools.combinations_with_replacement(range(4, 0, -1), m):
             desc = np.array([counts], dtype=np.int64)
-            assert ring_costs(desc, side)[0] == _placements_min(counts, side), (side, counts)
+            assert axis_costs(desc, side, True)[0] == _placements_min(counts, side), (side, counts)
 
 
 @settings(max_examples=60, deadline=None)
 @given(side=st.integers(8, 9), counts=st.lists(st.integers(1, 9), min_size=1, max_size=6))
 def test_organ_pipe_is_least_random(side, counts):
     desc = np.array([sorted(counts, reverse=True)], dtype=np.int64)
-    assert ring_costs(desc, side)[0] == _placements_min(desc[0], side)
+    assert axis_costs(desc, side, True)[0] == _placements_min(desc[0], side)
 
 
 @settings(max_examples=80, deadline=None)
@@ -75,7 +85,7 @@ def test_rows_majorised_by_the_conjugate_cost_more(data):
     conj = np.array([[(lam >= j).sum() for j in range(1, lam[0] + 1)]], dtype=np.int64)
     r = X.sum(axis=0)
     D = _axis_distance(q, True)
-    assert r @ D @ r / 2 >= ring_costs(conj, q)[0]
+    assert r @ D @ r / 2 >= axis_costs(conj, q, True)[0]
 
 
 def _small_machine(rng, idle):
@@ -120,7 +130,7 @@ def test_partition_bound_is_the_idle_optimum(seed):
         opt = _opt(inst.D, k)
         assert partition_bound(_free(m, inst), k, m.torus) == opt
         counts, score, _ = scored_partitions(k, np.full(m.shape[0], m.shape[1]), m.shape[1], m.torus)
-        cells = staircase(counts[0], k, m.shape, m.torus)
+        cells = staircase(counts[0], m.shape, m.torus)
         assert len({tuple(c) for c in cells.tolist()}) == k
         DX, DY = (_axis_distance(s, w) for s, w in zip(m.shape, m.torus, strict=True))
         w = sum(DX[a[0], b[0]] + DY[a[1], b[1]] for a, b in itertools.combinations(cells.tolist(), 2))
