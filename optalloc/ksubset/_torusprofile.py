@@ -280,7 +280,9 @@ def _rest_y(mult, v, j, minown, minpair):  # pragma: no cover - compiled by numb
         n = mult[w] - (1 if w == v else 0)
         if n <= 0:
             continue
-        total += n * minown[j, w] + n * (n - 1) / 2 * minpair[j, w, w]
+        total += n * minown[j, w]
+        if n > 1:
+            total += n * (n - 1) / 2 * minpair[j, w, w]
         for x in range(1, w):
             nx = mult[x] - (1 if x == v else 0)
             if nx > 0:

@@ -149,3 +149,21 @@ def test_search_agrees_with_the_cut_loop(seed):
     lp = solve(m, k, method="exact", profiles=False)
     value, rows, lower = torus_profile_search(inst.coords, k, m.shape, m.torus, lp.objective + 1)
     assert lp.status == "optimal" and value == lp.objective and lower == lp.objective
+
+
+def test_search_equals_brute_on_larger_machines():
+    """Machines of 5 to 7 a side with up to 18 free nodes: more partitions
+    of k and column vectors per partition than the cases above."""
+    rng = np.random.default_rng(41)
+    for _ in range(40):
+        shape = tuple(int(s) for s in rng.integers(5, 8, size=2))
+        m = Machine(shape, torus=tuple(bool(t) for t in rng.integers(0, 2, size=2)))
+        keep = int(rng.integers(13, 19))
+        m.allocate(np.sort(rng.choice(m.n, size=m.n - keep, replace=False)))
+        k = int(rng.integers(4, 8))
+        inst = machine_problem(m, k)
+        opt = _opt(inst.D, k)
+        value, rows, lower = torus_profile_search(inst.coords, k, m.shape, m.torus, opt + 2)
+        assert value == opt and lower == opt
+        assert inst.D[np.ix_(rows, rows)].sum() / 2 == pytest.approx(opt)
+        assert torus_profile_search(inst.coords, k, m.shape, m.torus, opt) == (None, None, opt)
