@@ -19,7 +19,9 @@ metrics still measure the wrap distance.
 
 from __future__ import annotations
 
+import hashlib
 import operator
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -166,7 +168,7 @@ class KSubsetAllocator(Allocator):
         the methods that hold there."""
         key = None
         if self.cache:
-            shape = (machine.shape, machine.torus) if machine.is_grid else (machine.n, id(machine.edges))
+            shape = (machine.shape, machine.torus) if machine.is_grid else _network_key(machine)
             key = ("metric", shape, k, np.packbits(machine.free).tobytes())
             hit = self._memo.get(key)
             if hit is not None:
@@ -185,6 +187,23 @@ class KSubsetAllocator(Allocator):
     def __repr__(self):
         opts = "".join(f", {k}={v!r}" for k, v in self.options.items())
         return f"KSubsetAllocator({self.method!r}{opts})"
+
+
+#: per network machine object: its node count and a digest of its distances
+_NETWORK_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _network_key(machine) -> tuple:
+    """What identifies a network's metric in the allocators' caches: the
+    node count and a digest of the distance matrix (computed once per
+    machine object), so that two networks never share a cached allocation,
+    even when one was built where the other was freed."""
+    key = _NETWORK_KEYS.get(machine)
+    if key is None:
+        D = np.ascontiguousarray(machine.distances(), dtype=np.float64)
+        key = (machine.n, hashlib.blake2b(D.tobytes(), digest_size=16).hexdigest())
+        _NETWORK_KEYS[machine] = key
+    return key
 
 
 def _fmt_opt(v):

@@ -223,3 +223,19 @@ def test_parse_machine_reads_network_generators():
     assert parse_machine("dragonfly").n == 72
     assert parse_machine("dragonfly:5,2,1,2").distances().tolist() == dragonfly(5, 2, 1, 2).distances().tolist()
     assert parse_machine("fat-tree:4").distances().tolist() == fat_tree(4).distances().tolist()
+
+
+def test_allocator_cache_tells_networks_apart():
+    """Two networks with the same node count and free set share no cached
+    allocation, however they were built (the cache keys them by their
+    distances, not by object identity)."""
+    from optalloc.sim._allocators import KSubsetAllocator
+
+    a = KSubsetAllocator("gen-alg")
+    near_01 = np.array([[0, 1, 4, 4], [1, 0, 4, 4], [4, 4, 0, 3], [4, 4, 3, 0]], dtype=float)
+    near_23 = np.array([[0, 3, 4, 4], [3, 0, 4, 4], [4, 4, 0, 1], [4, 4, 1, 0]], dtype=float)
+    for D, best in ((near_01, [0, 1]), (near_23, [2, 3]), (near_01, [0, 1])):
+        m = Machine.from_distances("abcd", D)
+        assert sorted(a.select(m, 2).nodes.tolist()) == best
+        del m  # the next machine may be built where this one was
+    assert a.hits == 1  # the third machine repeats the first's distances
