@@ -25,6 +25,13 @@ def rows_by_point(points: np.ndarray) -> dict[tuple, list[int]]:
     return rows
 
 
+def rows_of_cells(coords, cells) -> np.ndarray:
+    """The rows of ``coords`` (distinct integer 2D coordinates) at ``cells``
+    (pairs of the same coordinates), sorted."""
+    code = {(int(a), int(b)): t for t, (a, b) in enumerate(np.asarray(coords).tolist())}
+    return np.sort(np.array([code[(int(a), int(b))] for a, b in cells], dtype=np.int64))
+
+
 def distinct_lattice(points: np.ndarray) -> bool:
     """Integer coordinates, no point repeated: the sets the town, box and
     profile values bound."""

@@ -75,6 +75,7 @@ from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 from ._common import (
     as_int,
     distinct_lattice,
+    rows_of_cells,
     validate_k,
     validate_points,
     validate_positive,
@@ -290,8 +291,7 @@ def _search(grid: ProfileGrid, k, upper, node_limit, time_limit, deadline=None, 
     if found is None:
         return None, None, lower
     cols, rows = np.nonzero(best_x)
-    code = {(int(a), int(b)): t for t, (a, b) in enumerate(zip(grid.xi, grid.yi))}
-    idx = np.sort([code[(int(a), int(b))] for a, b in zip(cols, rows)])
+    idx = rows_of_cells(np.column_stack([grid.xi, grid.yi]), zip(cols, rows))
     return found, idx, lower
 
 

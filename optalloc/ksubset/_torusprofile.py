@@ -65,8 +65,9 @@ import time
 import numpy as np
 
 from .._jit import njit
+from ._common import rows_of_cells
 from ._profilesearch import AugmentScratch, _add_row, _now, _row_caps
-from ._ring import listable, scored_partitions
+from ._ring import free_grid, listable, scored_partitions
 from ._torustables import build_tables
 
 __all__ = ["torus_profile_search"]
@@ -461,8 +462,7 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
     """
     coords = np.asarray(coords).astype(np.int64)
     p, q = (int(s) for s in shape)
-    free = np.zeros((p, q), dtype=np.bool_)
-    free[coords[:, 0], coords[:, 1]] = True
+    free = free_grid(coords, shape)
     counts, score_y = None, None
     if listable(k, p, q):
         counts, score, score_y = scored_partitions(k, free.sum(axis=1), q, torus)
@@ -497,12 +497,7 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
         if not out[2]:
             complete = False
             break
-    value = best
-    rows = None
-    if value < math.inf:
-        code = {(int(a), int(b)): t for t, (a, b) in enumerate(coords.tolist())}
-        cols, rws = np.nonzero(best_x)
-        rows = np.sort([code[(int(a), int(b))] for a, b in zip(cols, rws)])
-    if not complete:
-        return (value if rows is not None else None), rows, None
-    return (value if rows is not None else None), rows, (value if rows is not None else float(upper))
+    if best == math.inf:
+        return None, None, (float(upper) if complete else None)
+    rows = rows_of_cells(coords, zip(*np.nonzero(best_x)))
+    return best, rows, (best if complete else None)
