@@ -32,7 +32,6 @@ a :class:`~optalloc.SubsetResult` whose ``indices`` are node ids.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import NamedTuple
 
@@ -42,9 +41,8 @@ from .._pyomo import silent_highs, solver_output_to_stderr
 from .._subset import metric_subset_result
 from .._validate import validate_positive
 from ._median import gen_alg_guarantee
-from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
+from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
 from ._metricexact import centre_sets, set_weights, solve_metric_exact
-from ._ring import free_grid, partition_bound
 from ._small import BRUTE_LIMIT, enumerate_subsets
 
 __all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
@@ -288,10 +286,9 @@ def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
         return out
     if machine.is_grid:
         out["axis"] = axis_metric(inst.coords, k, *inst.axes)
-        if machine.ndim == 2:
-            bound = partition_bound(free_grid(inst.coords, inst.axes[0]), k, inst.axes[1])
-            if bound > -math.inf:
-                out["partition"] = bound
+        bound = partition_metric(inst.coords, k, *inst.axes)
+        if bound is not None:
+            out["partition"] = bound
     if k >= 2 and gen_alg_holds(D, machine.is_grid):
         _, _, w = _gen_alg_rows(D, k)
         out["gen-alg"] = float(w) / gen_alg_guarantee(k)

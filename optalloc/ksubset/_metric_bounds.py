@@ -40,9 +40,13 @@ graphs and machines with several processors per node
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["TRIANGLE_CHECK_MAX", "axis_metric", "gen_alg_holds", "neighbour_metric"]
+from ._ring import free_grid, partition_bound
+
+__all__ = ["TRIANGLE_CHECK_MAX", "axis_metric", "gen_alg_holds", "neighbour_metric", "partition_metric"]
 
 #: Free nodes of a network up to which the triangle inequality is checked
 #: (O(n^3)) so that the Gen-Alg bound may be used.
@@ -83,6 +87,17 @@ def axis_metric(coords: np.ndarray, k: int, shape, torus) -> float:
         x = np.asarray(coords[:, a], dtype=float)
         total += float(line(x, k, ring_length=float(side) if wrap and side > 2 else None).objective)
     return total
+
+
+def partition_metric(coords: np.ndarray, k: int, shape, torus) -> float | None:
+    """The ``partition`` bound of candidates at ``coords`` on a 2D mesh or
+    torus of ``shape`` (wrap per axis in ``torus``); None on other
+    machines and beyond ``_ring.PARTITIONS`` partitions of k.  Only for
+    that metric."""
+    if len(shape) != 2:
+        return None
+    bound = partition_bound(free_grid(coords, shape), k, tuple(bool(t) for t in torus))
+    return None if bound == -math.inf else bound
 
 
 def gen_alg_holds(D: np.ndarray, grid: bool) -> bool:

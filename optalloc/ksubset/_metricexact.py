@@ -38,10 +38,11 @@ from .._jit import AVAILABLE as _HAVE_NUMBA
 from .._subset import metric_subset_result
 from .._validate import validate_positive
 from ._blocksearch import block_search, block_structure
+from ._common import rows_of_cells
 from ._median import gen_alg_guarantee
-from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric
+from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
 from ._race import ProfileRace
-from ._ring import free_grid, listable, partition_bound, scored_partitions, staircase
+from ._ring import idle_optimum
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
 
@@ -194,10 +195,11 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
         bounds["gen-alg"] = g_w / gen_alg_guarantee(k)
     if axes is not None:
         bounds["axis"] = axis_metric(pts, k, *axes)
-        if len(axes[0]) == 2:
-            rows, ub, bound = _partitions(pts, k, axes, idle_grid, rows, ub, D)
-            if bound > -math.inf:
-                bounds["partition"] = bound
+        bound = partition_metric(pts, k, *axes)
+        if bound is not None:
+            bounds["partition"] = bound
+        if idle_grid and len(axes[0]) == 2:
+            rows, ub = _idle_set(pts, k, axes, rows, ub, D)
     lb = max(bounds.values())
     extra = {"bounds": {name: round(v, 6) for name, v in bounds.items()}}
     if problem.closed(lb, ub):
@@ -235,20 +237,15 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
             race.finish()
 
 
-def _partitions(pts, k, axes, idle, rows, ub, D):
-    """The partition bound of a 2D mesh or torus (:func:`._ring.partition_bound`),
-    and on an idle one the set that attains it (:func:`._ring.staircase`)
-    when it is lighter than the incumbent ``rows`` of W ``ub``."""
-    shape, torus = tuple(int(s) for s in axes[0]), tuple(bool(t) for t in axes[1])
-    free = free_grid(pts, shape)
-    bound = partition_bound(free, k, torus)
-    if idle and listable(k, *shape):
-        counts, score, _ = scored_partitions(k, free.sum(axis=1), shape[1], torus)
-        if score[0] < ub:
-            code = {(int(a), int(b)): t for t, (a, b) in enumerate(pts.astype(np.int64).tolist())}
-            rows = np.sort([code[(int(a), int(b))] for a, b in staircase(counts[0], shape, torus)])
-            ub = float(D[np.ix_(rows, rows)].sum() / 2)
-    return rows, ub, bound
+def _idle_set(pts, k, axes, rows, ub, D):
+    """On an idle 2D mesh or torus, the set that attains the partition
+    bound (:func:`._ring.idle_optimum`) when it is lighter than the
+    incumbent ``rows`` of W ``ub``."""
+    best = idle_optimum(k, tuple(int(s) for s in axes[0]), tuple(bool(t) for t in axes[1]))
+    if best is not None and best[0] < ub:
+        rows = rows_of_cells(pts, best[1])
+        ub = float(D[np.ix_(rows, rows)].sum() / 2)
+    return rows, ub
 
 
 def _searchable(D: np.ndarray, pts: np.ndarray, axes, integral: bool) -> bool:

@@ -53,11 +53,13 @@ points), so the least score over the partitions is the optimum there.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ._box import _ascending_parts, _conjugate_ascending, _partition_counts, partition_count
 
-__all__ = ["PARTITIONS", "axis_costs", "free_grid", "listable", "organ_distances", "partition_bound", "scored_partitions", "staircase"]
+__all__ = ["PARTITIONS", "axis_costs", "free_grid", "idle_optimum", "listable", "organ_distances", "partition_bound", "scored_partitions", "staircase"]
 
 #: partitions of k up to which they are listed and scored
 PARTITIONS = 200_000
@@ -69,13 +71,17 @@ def listable(k: int, p: int, q: int) -> bool:
     return max(partition_count(k, min(k, q), min(k, p)), partition_count(k, min(k, p), min(k, q))) <= PARTITIONS
 
 
+def _offsets(n: int) -> np.ndarray:
+    """The organ-pipe places 0, 1, -1, 2, -2, ... of the n largest counts."""
+    a = np.arange(n, dtype=np.int64)
+    return np.where(a % 2 == 1, (a + 1) // 2, -(a // 2))
+
+
 def organ_distances(side: int, wrap: bool) -> np.ndarray:
     """D[a, b]: the distance between the organ-pipe places of the a-th and
     b-th largest counts on an axis of ``side`` positions (a ring where
     ``wrap``)."""
-    off = np.zeros(side, dtype=np.int64)
-    for a in range(1, side):
-        off[a] = (a + 1) // 2 if a % 2 == 1 else -(a // 2)
+    off = _offsets(side)
     d = np.abs(off[:, None] - off[None, :])
     return np.minimum(d, side - d) if wrap else d
 
@@ -147,9 +153,22 @@ def free_grid(coords, shape) -> np.ndarray:
 
 def _order(desc: np.ndarray, side: int, wrap: bool) -> np.ndarray:
     """Positions for the descending counts ``desc``: the organ pipe."""
-    n = int((desc > 0).sum())
-    off = np.array([(a + 1) // 2 if a % 2 == 1 else -(a // 2) for a in range(n)], dtype=np.int64)
+    off = _offsets(int((desc > 0).sum()))
     return off % side if wrap else off - off.min()
+
+
+@lru_cache(maxsize=256)
+def idle_optimum(k: int, shape: tuple[int, int], wrap: tuple[bool, bool]):
+    """The optimum of k nodes of an idle ``shape`` machine and the cells of
+    a set attaining it (the staircase of the best partition, read only), or
+    None beyond ``PARTITIONS`` partitions.  Idle states recur along a trace,
+    hence the cache."""
+    if not listable(k, *shape):
+        return None
+    counts, score, _ = scored_partitions(k, np.full(shape[0], shape[1]), shape[1], wrap)
+    cells = staircase(counts[0], shape, wrap)
+    cells.flags.writeable = False
+    return float(score[0]), cells
 
 
 def staircase(counts: np.ndarray, shape, wrap: tuple[bool, bool]) -> np.ndarray:
