@@ -60,7 +60,6 @@ def _suffix_minima(own, pair):  # pragma: no cover - compiled by numba when inst
     return minown, minpair
 
 
-
 @njit(cache=True)
 def _one_way(fa, fb, DY, k):  # pragma: no cover - compiled by numba when installed
     """least[a, b]: the a least h(s, b) over the cells s of fa summed, with

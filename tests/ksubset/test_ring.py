@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ksubset_truth import matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._box import _arrangement_costs, _ascending_parts, _partition_counts
@@ -35,9 +36,6 @@ def _placements_min(counts, side, wrap=True):
         best = min(best, c @ D @ c / 2)
     return best
 
-
-def _opt(D, k):
-    return min(D[np.ix_(s, s)].sum() / 2 for s in map(np.array, itertools.combinations(range(len(D)), k)))
 
 
 def test_organ_pipe_places():
@@ -114,7 +112,7 @@ def test_partition_bound_at_most_the_optimum(seed):
         m = _small_machine(rng, idle=False)
         k = int(rng.integers(1, min(m.n_free, 8) + 1))
         inst = machine_problem(m, k)
-        opt = _opt(inst.D, k)
+        opt = matrix_optimum(inst.D, k)
         assert partition_bound(_free(m, inst), k, m.torus) <= opt + 1e-9, (m.shape, m.torus, k)
 
 
@@ -127,7 +125,7 @@ def test_partition_bound_is_the_idle_optimum(seed):
             continue
         k = int(rng.integers(1, min(m.n, 7) + 1))
         inst = machine_problem(m, k)
-        opt = _opt(inst.D, k)
+        opt = matrix_optimum(inst.D, k)
         assert partition_bound(_free(m, inst), k, m.torus) == opt
         counts, score, _ = scored_partitions(k, np.full(m.shape[0], m.shape[1]), m.shape[1], m.torus)
         cells = staircase(counts[0], m.shape, m.torus)

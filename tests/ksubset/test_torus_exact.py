@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 import pytest
+from ksubset_truth import matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
@@ -24,9 +25,6 @@ from optalloc.machine import Machine
 
 pytest.importorskip("numba")
 
-
-def _opt(D, k):
-    return min(D[np.ix_(s, s)].sum() / 2 for s in map(np.array, itertools.combinations(range(len(D)), k)))
 
 
 def _machine(rng, idle=False):
@@ -49,7 +47,7 @@ def test_search_equals_brute(seed):
         m = _machine(rng, idle=case % 7 == 0)
         k = int(rng.integers(1, min(m.n_free, 9) + 1))
         inst = machine_problem(m, k)
-        opt = _opt(inst.D, k)
+        opt = matrix_optimum(inst.D, k)
         for upper in (opt + 1, opt + 3):
             value, rows, lower = torus_profile_search(inst.coords, k, m.shape, m.torus, upper)
             assert value == opt and lower == opt
@@ -162,7 +160,7 @@ def test_search_equals_brute_on_larger_machines():
         m.allocate(np.sort(rng.choice(m.n, size=m.n - keep, replace=False)))
         k = int(rng.integers(4, 8))
         inst = machine_problem(m, k)
-        opt = _opt(inst.D, k)
+        opt = matrix_optimum(inst.D, k)
         value, rows, lower = torus_profile_search(inst.coords, k, m.shape, m.torus, opt + 2)
         assert value == opt and lower == opt
         assert inst.D[np.ix_(rows, rows)].sum() / 2 == pytest.approx(opt)
