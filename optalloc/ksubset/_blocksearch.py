@@ -47,14 +47,13 @@ it goes.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from .._jit import njit
-from ._profilesearch import _now
+from ._profilesearch import _now, deadline_array
 
 __all__ = ["BlockStructure", "block_search", "block_structure"]
 
@@ -494,10 +493,7 @@ def block_search(structure: BlockStructure, k: int, upper: float, *, time_limit:
     search finished (``value``, or ``upper`` when no set is lighter), else None.
     """
     t = _tables(structure)
-    if deadline is None:
-        deadline = np.array([math.inf])
-    if time_limit is not None:
-        deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
+    deadline = deadline_array(time_limit, deadline)
     eps = 1e-9 * (max(1.0, abs(float(upper))) if math.isfinite(upper) else 1.0)
     best_v = np.full(len(t.cap), -1, dtype=np.int64)
     state = np.zeros(2)

@@ -61,7 +61,6 @@ time limit stop it.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,7 +80,7 @@ from ._common import (
     validate_positive,
 )
 from ._line import _window_weights
-from ._profilesearch import ProfileTables, TargetRun, _cut_tails, _pair_windows, _target
+from ._profilesearch import ProfileTables, TargetRun, _cut_tails, _pair_windows, _target, deadline_array
 
 #: most steps (pairs of windows) spent on the table of column pairs of
 #: :func:`._profilesearch._pair_windows`
@@ -262,10 +261,7 @@ def _search(grid: ProfileGrid, k, upper, node_limit, time_limit, deadline=None, 
     wins = sizes * (capx + 1) - sizes * (sizes + 1) / 2  # windows of 1..sizes cells per column
     if _HAVE_NUMBA and (wins.sum() ** 2 - (wins**2).sum()) / 2 <= PAIR_STEPS:
         _pair_windows(free, ys.astype(float), counts.shape[1], pair)
-    if deadline is None:
-        deadline = np.array([math.inf])
-    if time_limit is not None:
-        deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
+    deadline = deadline_array(time_limit, deadline)
     tables = ProfileTables(free, capx, below, gx, gy, int(k), cut, tail_x, counts, score, score_y, own, later, cross,
                            pair)
     best_x = np.zeros((p, q), dtype=np.int8)

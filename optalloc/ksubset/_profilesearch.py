@@ -20,6 +20,7 @@ as plain structures (measured as fast as the flat argument lists).
 
 from __future__ import annotations
 
+import math
 import time
 from typing import NamedTuple
 
@@ -134,6 +135,17 @@ def _cut_tails(gaps, caps, k, A, B, tail):  # pragma: no cover - compiled by num
                 for v in range(min(caps[i + 1], k - s) + 1):
                     best = min(best, tail[i + 1, s + v])
             tail[i, s] = gaps[i] * s * (k - s) + best
+
+
+def deadline_array(time_limit, deadline=None) -> np.ndarray:
+    """The one-element :func:`time.perf_counter` deadline the compiled
+    searches poll: ``deadline`` (an array another thread may lower), or a
+    new one, brought forward to ``time_limit`` seconds from now if given."""
+    if deadline is None:
+        deadline = np.array([math.inf])
+    if time_limit is not None:
+        deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
+    return deadline
 
 
 def _now():

@@ -66,7 +66,7 @@ import numpy as np
 
 from .._jit import njit
 from ._common import rows_of_cells
-from ._profilesearch import AugmentScratch, _add_row, _now, _row_caps
+from ._profilesearch import AugmentScratch, _add_row, _now, _row_caps, deadline_array
 from ._ring import free_grid, listable, scored_partitions
 from ._torustables import build_tables
 
@@ -471,10 +471,7 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
             return None, None, float(upper)
         counts, score, score_y = counts[keep], score[keep], score_y[keep]
     tables = build_tables(free, k, torus)
-    if deadline is None:
-        deadline = np.array([math.inf])
-    if time_limit is not None:
-        deadline[0] = min(deadline[0], time.perf_counter() + time_limit)
+    deadline = deadline_array(time_limit, deadline)
     best_x = np.zeros((p, q), dtype=np.int8)
     out = np.zeros(5)
     target, best, nodes, complete = float(upper) - 1.0, math.inf, 0, True
