@@ -95,6 +95,18 @@ def subset_weights(dist: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return subsets, w
 
 
+def connected_gnp(rng, n: int, p):
+    """A connected G(n, p) random graph, redrawn until connected; ``p`` a
+    probability or a (low, high) range drawn from anew at each try."""
+    import networkx as nx
+
+    while True:
+        prob = float(rng.uniform(*p)) if isinstance(p, tuple) else p
+        G = nx.gnp_random_graph(n, prob, seed=int(rng.integers(1 << 30)))
+        if nx.is_connected(G):
+            return G
+
+
 def matrix_optimum(dist, k: int) -> float:
     """OPT over a distance matrix (any metric), by brute force."""
     _, w = subset_weights(np.asarray(dist, dtype=float), k)

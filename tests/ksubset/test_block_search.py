@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ksubset_truth import matrix_optimum
+from ksubset_truth import connected_gnp, matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._blocksearch import block_search, block_structure, twin_classes
@@ -31,10 +31,7 @@ from optalloc.machine import Machine, dragonfly, fat_tree, processors_per_node
 def _hosts(rng):
     """A random connected router graph with 1-3 hosts on every router."""
     r = int(rng.integers(3, 7))
-    while True:
-        G = nx.gnp_random_graph(r, float(rng.uniform(0.3, 0.8)), seed=int(rng.integers(1 << 30)))
-        if nx.is_connected(G):
-            break
+    G = connected_gnp(rng, r, (0.3, 0.8))
     G = nx.relabel_nodes(G, {v: ("r", v) for v in G.nodes})
     hosts = []
     for v in range(r):

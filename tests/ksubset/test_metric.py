@@ -13,6 +13,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from ksubset_truth import connected_gnp
 
 from optalloc.ksubset import solve
 from optalloc.machine import Machine
@@ -33,10 +34,7 @@ def _random_torus(rng):
 
 def _random_network(rng, lengths):
     n = int(rng.integers(3, 12))
-    while True:
-        G = nx.gnp_random_graph(n, float(rng.uniform(0.2, 0.6)), seed=int(rng.integers(1 << 30)))
-        if nx.is_connected(G):
-            break
+    G = connected_gnp(rng, n, (0.2, 0.6))
     if lengths == "int":
         for u, v in G.edges:
             G.edges[u, v]["w"] = int(rng.integers(1, 6))

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from ksubset_truth import connected_gnp
 
 from optalloc.ksubset import gap, metric_lower_bound, solve
 from optalloc.machine import Machine, processors_per_node
@@ -31,10 +31,7 @@ def _random_free(machine, rng, share=0.6):
 
 
 def _random_graph(rng, n, weighted):
-    while True:
-        G = nx.gnp_random_graph(n, 0.35, seed=int(rng.integers(1 << 30)))
-        if nx.is_connected(G):
-            break
+    G = connected_gnp(rng, n, 0.35)
     if weighted:
         for u, v in G.edges:
             G.edges[u, v]["length"] = float(rng.integers(1, 5))

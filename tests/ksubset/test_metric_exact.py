@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ksubset_truth import matrix_optimum
+from ksubset_truth import connected_gnp, matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
@@ -47,10 +47,7 @@ def _grid(rng):
 
 def _graph(rng):
     n = int(rng.integers(3, 11))
-    while True:
-        G = nx.gnp_random_graph(n, float(rng.uniform(0.2, 0.7)), seed=int(rng.integers(1 << 30)))
-        if nx.is_connected(G):
-            break
+    G = connected_gnp(rng, n, (0.2, 0.7))
     kind = rng.integers(3)
     if kind:
         for u, v in G.edges:
