@@ -159,7 +159,7 @@ def _outcome(problem: ExactProblem, state: Bracket, status_msg: str, extra: dict
         "completed": f"the {phase} phase ended without closing the gap",
         "time_limit": "time limit reached; the bound is proven, the incumbent may not be optimal",
     }[termination]
-    if status_msg and status_msg != "Optimal" and phase not in ("profiles", "star"):  # they cancel the LP
+    if status_msg and status_msg != "Optimal" and phase not in ("profiles", "shapes", "star"):  # they cancel the LP
         message += f" (last HiGHS status: {status_msg})"
     return problem.result(state.indices, termination, message, extra, bound=bound)
 

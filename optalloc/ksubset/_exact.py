@@ -59,8 +59,9 @@ from ._median import gen_alg, mm, mm_inc
 from ._profile import _bound as _profile_bound
 from ._profile import _search as _profile_search
 from ._profile import _setup as _profile_setup
-from ._race import ProfileRace
+from ._race import ProfileRace, ShapeRace
 from ._session import ExactSession
+from ._shapesearch import shape_grid
 from ._small import brute, k3
 from ._star import STAR_MIN_POINTS, StarRace
 from ._state import Bracket, ExactOptions, ExactProblem
@@ -76,6 +77,11 @@ _SIMPLEX_UP_TO = 2048
 #: at k = 28, from about 1800 on at k >= 28)
 _PROFILE_SLICES = ((0.005, 10.0), (0.03, 5.0), (0.08, 1.0))
 _PROFILE_COUNTS = ((1700, 3.0),)
+#: beyond this relative gap between the incumbent and the partition bound
+#: (busy cells among the free ones) the search over shapes runs beside the
+#: LP instead of the profile search; within it (nearly empty machines) the
+#: shape search meets many sets of equal W and the profile search is faster
+_SHAPE_GAP = 0.05
 #: a partition table beyond the cached ones is scored when the bounds are
 #: this close and this many seconds are left
 _LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.05, 5.0
@@ -183,7 +189,7 @@ def exact(
         ``status="optimal"`` only when proven; ``bound`` is always a proven
         lower bound; ``extra`` reports rounds, rows, triangle rows, fixed
         points, seeded cuts and the phase that closed the gap ("screen",
-        "cache", "box", "bounds", "profiles", "cuts", "star", "stalled"
+        "cache", "box", "bounds", "profiles", "shapes", "cuts", "star", "stalled"
         or "branch").
 
     Notes
@@ -303,7 +309,8 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     if problem.closed(lb, ub):
         return problem.result(inc_idx, "optimal", "heuristic matches a cheap bound", extra, bound=ub)
     state = Bracket(lb, ub, inc_idx, "cuts")
-    if options.profiles and prof is not None and not problem.done_gap(lb, ub):
+    shapes = options.profiles and _HAVE_NUMBA and prof is not None and ub > 0 and (ub - prof) / ub > _SHAPE_GAP
+    if options.profiles and prof is not None and not shapes and not problem.done_gap(lb, ub):
         state = _short_search(problem, grid, prof, state, extra, options.verbose)
         if progress is not None:
             progress(0, state.lb, state.ub)
@@ -317,7 +324,7 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     race = None
     time_left = problem.time_left()
     if options.profiles and prof is not None and _HAVE_NUMBA and (time_left is None or time_left > 0):
-        race = ProfileRace(grid, problem, state)
+        race = ShapeRace(shape_grid(pts), problem, state) if shapes else ProfileRace(grid, problem, state)
     # on large inputs the first LP takes long: the star bound beside it
     # gives a bracket early (the better bound wins)
     star = None

@@ -1,6 +1,6 @@
-"""The profile search in a thread beside the cut loop of the exact solver.
+"""The profile or shape search in a thread beside the cut loop of the exact solver.
 
-The compiled search and HiGHS both release the GIL, so on two cores the
+The compiled searches and HiGHS all release the GIL, so on two cores the
 slower of the two costs no wall time: the first to prove ends both.
 """
 
@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._profile import _search as _profile_search
+from ._shapesearch import shape_search_grid
 
 if TYPE_CHECKING:
     from ._pairlp import _PairLP
     from ._profile import ProfileGrid
+    from ._shapesearch import ShapeGrid
     from ._state import Bracket, ExactProblem
 
 
@@ -29,7 +31,10 @@ class ProfileRace:
     its answer it cancels the LP it watches; :meth:`join` stops it and
     merges its result."""
 
-    def __init__(self, grid: ProfileGrid, problem: ExactProblem, state: Bracket):
+    #: what the search is called in the verbose line, and the phase it closes
+    label, phase = "profile search", "profiles"
+
+    def __init__(self, grid: ProfileGrid | ShapeGrid, problem: ExactProblem, state: Bracket):
         time_left = problem.time_left()
         self.deadline = np.array([math.inf if time_left is None else time.perf_counter() + time_left])
         self.result, self.lp, self.closed, self.joined = None, None, problem.closed, False
@@ -74,10 +79,30 @@ class ProfileRace:
         if value is not None and value < state.ub:
             state = replace(state, ub=value, indices=idx)
         state = replace(state, lb=max(state.lb, lower))
-        extra["profile_seconds"] = self.seconds
+        extra[f"{self.phase[:-1]}_seconds"] = self.seconds
         if self.proven.is_set() and problem.closed(state.lb, state.ub):
-            state = replace(state, phase="profiles")
+            state = replace(state, phase=self.phase)
         if verbose:
-            print(f"profile search beside the LP ({self.seconds:.2f} s): bound {state.lb:g} incumbent {state.ub:g} "
+            print(f"{self.label} beside the LP ({self.seconds:.2f} s): bound {state.lb:g} incumbent {state.ub:g} "
                   f"t={time.perf_counter() - problem.start:.2f}s", file=sys.stderr, flush=True)
         return state
+
+
+class ShapeRace(ProfileRace):
+    """:func:`._shapesearch.shape_search_grid` on ``grid`` in a thread, as
+    :class:`ProfileRace` runs the profile search: it searches below the
+    incumbent, so it proves (or finds a better set) only when it ends."""
+
+    label, phase = "shape search", "shapes"
+
+    def _run(self, grid, k, ub, lb):
+        value, idx, complete = shape_search_grid(grid, k, ub - 1.0, deadline=self.deadline)
+        found = value < math.inf
+        lower = (value if found else ub) if complete else -math.inf
+        self.result = (value if found else None, idx, lower)
+        self.seconds = time.perf_counter() - self.started
+        if complete:
+            self.proven.set()
+            lp = self.lp
+            if lp is not None:
+                lp.h.cancelSolve()

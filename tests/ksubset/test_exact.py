@@ -45,7 +45,7 @@ def test_exact_equals_enumeration(name, pts, k, profiles):
     assert res.status == "optimal"
     assert close(res.objective, opt), (res.objective, opt)
     assert res.bound == res.objective and res.gap == 0.0 and res.guarantee == 1.0
-    phases = ("box", "bounds", "cuts", "stalled", "branch") + (("profiles",) if profiles else ())
+    phases = ("box", "bounds", "cuts", "stalled", "branch") + (("profiles", "shapes") if profiles else ())
     assert res.extra["phase"] in phases
 
 
@@ -180,15 +180,18 @@ def test_session_caches_and_carries_cuts():
     assert nxt.objective == exact(pts[1:], 10).objective  # same optimum without the session
 
 
-@pytest.mark.parametrize(("side", "k", "seed"), [(10, 12, 0), (12, 14, 1)])
-def test_profile_search_and_cut_loop_agree_on_half_free_meshes(side, k, seed):
-    # two independent proofs of the same optimum: the profile search (run
-    # first, few partitions score below the incumbent at this k) and the LP
+@pytest.mark.parametrize(("side", "k", "seed"), [(10, 12, 0), (12, 14, 1), (12, 20, 2)])
+def test_shape_search_profile_search_and_cut_loop_agree_on_half_free_meshes(side, k, seed, monkeypatch):
+    # three independent proofs of the same optimum: the shape search (the
+    # busy cells put the incumbent far above the partition bound), the
+    # profile search (with the shape search turned off) and the LP
     pts = half_free_mesh(side, side, seed=seed)
-    a, b = exact(pts, k), exact(pts, k, profiles=False)
-    assert a.status == b.status == "optimal"
-    assert (a.extra["phase"], b.extra["phase"]) == ("profiles", "cuts")
-    assert a.objective == b.objective
+    a, c = exact(pts, k), exact(pts, k, profiles=False)
+    monkeypatch.setattr(_exact, "_SHAPE_GAP", math.inf)
+    b = exact(pts, k)
+    assert a.status == b.status == c.status == "optimal"
+    assert (a.extra["phase"], b.extra["phase"], c.extra["phase"]) == ("shapes", "profiles", "cuts")
+    assert a.objective == b.objective == c.objective
 
 
 @pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
@@ -197,6 +200,7 @@ def test_profile_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
     # cut loop, proves the optimum in milliseconds and the LP stops
     monkeypatch.setattr(_exact, "_PROFILE_SLICES", ())
     monkeypatch.setattr(_exact, "_PROFILE_COUNTS", ())
+    monkeypatch.setattr(_exact, "_SHAPE_GAP", math.inf)
     threads = threading.active_count()
     pts = half_free_mesh(12, 12, seed=1)
     a, b = exact(pts, 14), exact(pts, 14, profiles=False)
@@ -206,13 +210,25 @@ def test_profile_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
 
 
 @pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
+def test_shape_search_beside_the_lp_proves_first_and_cancels_it():
+    # 16 x 16 half free, k = 32: the LP needs three rounds of seconds each,
+    # the shape search proves the optimum first and the LP stops
+    threads = threading.active_count()
+    pts = half_free_mesh(16, 16, seed=1)
+    a = exact(pts, 32)
+    assert a.status == "optimal" and a.objective == 2425  # proven by the LP alone as well (docs/benchmarks.md)
+    assert a.extra["phase"] == "shapes" and a.extra["rounds"] <= 1 and "shape_seconds" in a.extra
+    assert threading.active_count() == threads
+
+
+@pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
 def test_time_limit_stops_the_search_beside_the_lp():
-    # k = 32 on a 16 x 16 half-free mesh: neither the LP nor the search
+    # k = 64 on a 16 x 16 half-free mesh: neither the LP nor the search
     # proves it in a second; both stop, the bracket holds
     threads = threading.active_count()
     pts = half_free_mesh(16, 16, seed=2)
     start = time.perf_counter()
-    res = exact(pts, 32, time_limit=1.0)
+    res = exact(pts, 64, time_limit=1.0)
     assert res.termination == "time_limit" and res.bound <= res.objective
     assert time.perf_counter() - start < 20  # the heuristics and the LP build are not timed
     assert threading.active_count() == threads
@@ -225,7 +241,7 @@ def test_verbose_reports_each_phase_on_stderr(capsys):
     assert res.extra["rounds"] == len(err) >= 2 and all(line.startswith(f"round {i + 1}: LP ") for i, line in enumerate(err))
     res = exact(pts, 10, verbose=True)
     err = capsys.readouterr().err.splitlines()
-    assert res.extra["phase"] == "profiles" and len(err) == 1 and err[0].startswith("profile search (")
+    assert res.extra["phase"] == "shapes" and err[-1].startswith("shape search beside the LP (")
 
 
 @pytest.mark.parametrize("formulation", ["pairwise", "glover", "axis"])
@@ -307,13 +323,13 @@ def test_box_optimum_proves_a_nearly_empty_machine():
 def test_session_reuses_a_bracket_only_with_no_more_time():
     session = ExactSession()
     pts = half_free_mesh(16, 16, seed=0)
-    first = exact(pts, 24, time_limit=0.1, warm_start=session)
+    first = exact(pts, 64, time_limit=0.1, warm_start=session)
     assert first.termination == "time_limit", "the instance should not be solved in 0.1 s"
-    again = exact(pts[::-1], 24, time_limit=0.05, warm_start=session)
+    again = exact(pts[::-1], 64, time_limit=0.05, warm_start=session)
     assert again.extra["phase"] == "cache" and again.termination == "time_limit" and session.hits == 1
     assert again.bound == first.bound and again.objective == first.objective
     assert "cached bracket" in again.message
-    longer = exact(pts, 24, time_limit=0.3, warm_start=session)  # more time: solved again
+    longer = exact(pts, 64, time_limit=0.3, warm_start=session)  # more time: solved again
     assert longer.extra["phase"] != "cache" and session.hits == 1
     assert at_most(longer.bound, longer.objective)
 

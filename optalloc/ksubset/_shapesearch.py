@@ -1,0 +1,421 @@
+"""Exact search over the shapes an optimal set can take, for 2D lattice points.
+
+Swapping a chosen point u of a set S for a free point v outside it changes
+W by ``grad(v) - grad(u) - D(u, v)``, where ``grad(z)`` is the sum of the
+distances from z to the points of S.  So in an optimal set
+``grad(v) - grad(u) >= D(u, v) > 0`` for every chosen u and free v left
+out: S is the set of free points where grad is below some level.  Under
+the L1 distance grad separates, ``grad(x, y) = A(x) + B(y)`` with
+``A(x) = sum over S of |x - s_x|`` and B likewise, both convex.  Hence
+(for every optimal set, with any free cells):
+
+* each row y takes the free cells of an interval ``J_y = {x : A(x) <=
+  level - B(y)}``, and the intervals are nested: ordered by B, each lies
+  in the ones before;
+* ordered by B (a convex function), the rows grow an interval of rows,
+  one row at a time above or below.
+
+The search builds the sets in that order: a first row, then one row at a
+time just above or just below the rows so far, each taking a window of
+its free cells inside the interval left by the rows before.  A row's
+window ``C`` may sit in any interval from its own span to the largest one
+that avoids the row's other free cells; every later row must lie in all of
+those largest intervals, so only the largest is kept (a window of no cells
+keeps one of the gaps between the row's free cells).  Two moves in a row,
+one down then one up, lead to the same state in either order whenever the
+second order is allowed too; only the up-first order is searched then.
+
+Each partial set S, with m points still to place in the rows outside its
+rows and in the columns of the current interval, costs at least
+
+    W(S) + (cross: each point still to place pays its distance sum to S)
+         + (the points still to place among themselves),
+
+the cross part at least the m least ``A(x) + B(y)`` over the free cells
+left (and the same with each axis filled on its own under its
+capacities), the other part at least the largest of: the least W of m
+cells of an idle box of the machine's sides (:func:`._box.box_optimum`),
+and the 1D optima of the two axes under the capacities left (an optimal
+choice on a line is a run of consecutive points, SAND2003 sec. 4).
+
+Only sets of W at most a target are sought, and the target drops below
+each set found, so a search that ends proves its best set optimal (or the
+optimum above the target).  The objective must be an integer, as it is on
+lattice points.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .._jit import njit
+from ._box import box_optimum
+from ._common import distinct_lattice, validate_points
+from ._profilesearch import _now, deadline_array
+
+__all__ = ["ShapeGrid", "shape_grid", "shape_search_grid"]
+
+#: partitions scored, and nodes of the box search, per entry of the table
+#: of box optima (beyond them an entry comes from the one before)
+BOX_LIMIT = 5000
+BOX_NODES = 5000
+
+
+class ShapeGrid(NamedTuple):
+    """2D lattice points on their grid of distinct coordinates."""
+
+    free: np.ndarray  # free[i, j]: a point at (xs[j], ys[i]) (rows first)
+    xs: np.ndarray  # the distinct x values (float)
+    ys: np.ndarray  # the distinct y values (float)
+    index: np.ndarray  # index[i, j]: the point at (xs[j], ys[i]), -1 where none
+
+
+class ShapeRun(NamedTuple):
+    """What one search reads besides the grid: the target, the limits and
+    where the best set goes."""
+
+    target: float
+    node_cap: int
+    deadline: np.ndarray  # one-element perf_counter time, another thread may lower it
+    best: np.ndarray  # best[i, j] = 1 on the cells of the best set found
+
+
+def shape_grid(points) -> ShapeGrid | None:
+    """The grid of ``points``, or None unless they are distinct 2D
+    lattice points."""
+    pts = validate_points(points)
+    if pts.shape[1] != 2 or not distinct_lattice(pts):
+        return None
+    pts = pts.astype(np.int64)
+    xs, xi = np.unique(pts[:, 0], return_inverse=True)
+    ys, yi = np.unique(pts[:, 1], return_inverse=True)
+    index = np.full((len(ys), len(xs)), -1, dtype=np.int64)
+    index[yi, xi] = np.arange(len(pts))
+    return ShapeGrid(index >= 0, xs.astype(float), ys.astype(float), index)
+
+
+@functools.lru_cache(maxsize=64)
+def _box_table(p: int, q: int, k: int) -> np.ndarray:
+    """t[m]: the least W of m cells of an idle p x q box (unit steps), for
+    m <= k; a lower bound on the W of m distinct lattice points whose x
+    values take at most p values and y values at most q.  Where the box
+    optimum is not found within its node budget, ``m t[m-1] / (m - 2)``
+    (each of the m sets of m - 1 points costs at least t[m-1], and every
+    pair lies in m - 2 of them)."""
+    out = np.zeros(k + 1)
+    for m in range(2, k + 1):
+        found = box_optimum(p, q, m, limit=BOX_LIMIT, nodes=BOX_NODES) if m <= p * q else None
+        out[m] = found[0] if found is not None else math.ceil(m * out[m - 1] / (m - 2) - 1e-9)
+    out.setflags(write=False)
+    return out
+
+
+@njit(cache=True)
+def _fill_x(A, cap, l, u, m):  # pragma: no cover - compiled by numba when installed
+    """Least sum of A over m slots in columns l..u, cap[x] at column x
+    (inf when they do not fit); A is convex, so the cheapest columns are
+    a run around its least value."""
+    xs = l
+    for x in range(l + 1, u + 1):
+        if A[x] < A[xs]:
+            xs = x
+    left = m
+    total = min(cap[xs], left) * A[xs]
+    left -= min(cap[xs], left)
+    a, b = xs - 1, xs + 1
+    while left > 0:
+        if a >= l and (b > u or A[a] <= A[b]):
+            x = a
+            a -= 1
+        elif b <= u:
+            x = b
+            b += 1
+        else:
+            return math.inf
+        take = min(cap[x], left)
+        total += take * A[x]
+        left -= take
+    return total
+
+
+@njit(cache=True)
+def _fill_y(B, cap, lo, hi, m):  # pragma: no cover - compiled by numba when installed
+    """Least sum of B over m slots in the rows outside lo..hi, cap[y] at
+    row y (inf when they do not fit); B grows away from lo..hi, which
+    holds every point placed."""
+    q = len(B)
+    left = m
+    total = 0.0
+    a, b = lo - 1, hi + 1
+    while left > 0:
+        if a >= 0 and (b >= q or B[a] <= B[b]):
+            y = a
+            a -= 1
+        elif b < q:
+            y = b
+            b += 1
+        else:
+            return math.inf
+        take = min(cap[y], left)
+        total += take * B[y]
+        left -= take
+    return total
+
+
+@njit(cache=True)
+def _line(pos, cap, m, buf):  # pragma: no cover - compiled by numba when installed
+    """Least W of m points on a line, cap[t] of them at pos[t] (sorted):
+    a run of m consecutive points in sorted order is optimal, and a run
+    s..s+m-1 costs ``sum_j (2 (j - s) - m + 1) z_j``."""
+    n = 0
+    for t in range(len(cap)):
+        for _ in range(cap[t]):
+            buf[n] = pos[t]
+            n += 1
+    if n < m:
+        return math.inf
+    if m <= 1:
+        return 0.0
+    s1 = 0.0
+    s2 = 0.0
+    for j in range(m):
+        s1 += buf[j]
+        s2 += j * buf[j]
+    best = 2 * s2 - (m - 1) * s1
+    for s in range(1, n - m + 1):
+        out, inn = buf[s - 1], buf[s + m - 1]
+        s1 += inn - out
+        s2 += (s + m - 1) * inn - (s - 1) * out
+        w = 2 * s2 - (2 * s + m - 1) * s1
+        if w < best:
+            best = w
+    return best
+
+
+@njit(cache=True)
+def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, cc, rc, buf):  # pragma: no cover
+    """A lower bound on the cost the m points still to place add (see the
+    module notes), or inf as soon as one part exceeds ``budget``."""
+    q, p = free.shape
+    for y in range(q):
+        rc[y] = 0 if lo <= y <= hi else rowpref[y, u + 1] - rowpref[y, l]
+    for x in range(p):
+        cc[x] = 0
+    for x in range(l, u + 1):
+        cc[x] = colpref[x, q] - colpref[x, hi + 1] + colpref[x, lo]
+    cross = _fill_y(B, rc, lo, hi, m)
+    if cross == math.inf:
+        return math.inf
+    cross += _fill_x(A, cc, l, u, m)
+    own = plane[m]
+    if cross + own > budget:
+        return math.inf
+    own = max(own, _line(xs, cc, m, buf) + _line(ys, rc, m, buf))
+    if cross + own > budget:
+        return math.inf
+    # each point pays A + B at its own cell: the m cheapest free cells left
+    n = 0
+    for y in range(q):
+        if lo <= y <= hi:
+            continue
+        for x in range(l, u + 1):
+            if free[y, x]:
+                buf[n] = A[x] + B[y]
+                n += 1
+    if n < m:
+        return math.inf
+    srt = np.sort(buf[:n])
+    joint = 0.0
+    for i in range(m):
+        joint += srt[i]
+    return max(cross, joint) + own
+
+
+@njit(cache=True, nogil=True)
+def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma: no cover
+    """The search of the module notes below ``target``; returns (best W or
+    inf, nodes, complete) and the best set in ``best``."""
+    q, p = free.shape
+    rowpref = np.zeros((q, p + 1), dtype=np.int64)  # free cells of row y in columns < x
+    for y in range(q):
+        for x in range(p):
+            rowpref[y, x + 1] = rowpref[y, x] + free[y, x]
+    colpref = np.zeros((p, q + 1), dtype=np.int64)  # free cells of column x in rows < y
+    for x in range(p):
+        for y in range(q):
+            colpref[x, y + 1] = colpref[x, y] + free[y, x]
+    width = 2 * (p * (p + 1) // 2 + p + 1)
+    # the moves found at each depth: row, span of its cells [a, b] (a > b:
+    # none), the interval [l, u] left, W after it
+    oy = np.zeros((q + 1, width), dtype=np.int64)
+    oa = np.zeros((q + 1, width), dtype=np.int64)
+    ob = np.zeros((q + 1, width), dtype=np.int64)
+    ol = np.zeros((q + 1, width), dtype=np.int64)
+    ou = np.zeros((q + 1, width), dtype=np.int64)
+    ow = np.zeros((q + 1, width))
+    nopt = np.zeros(q + 1, dtype=np.int64)
+    cur = np.zeros(q + 1, dtype=np.int64)
+    # the state at each depth: rows lo..hi placed, interval [l, u], m left,
+    # W so far; whether the move into it went up, and its span
+    slo = np.zeros(q + 1, dtype=np.int64)
+    shi = np.zeros(q + 1, dtype=np.int64)
+    sl = np.zeros(q + 1, dtype=np.int64)
+    su = np.zeros(q + 1, dtype=np.int64)
+    sm = np.zeros(q + 1, dtype=np.int64)
+    sw = np.zeros(q + 1)
+    sup = np.zeros(q + 1, dtype=np.bool_)
+    sa = np.zeros(q + 1, dtype=np.int64)
+    sb = np.zeros(q + 1, dtype=np.int64)
+    A = np.zeros(p)  # sum of |x - s_x| over the points placed
+    B = np.zeros(q)
+    A2 = np.zeros(p)
+    B2 = np.zeros(q)
+    cc = np.zeros(p, dtype=np.int64)
+    rc = np.zeros(q, dtype=np.int64)
+    buf = np.zeros(p * q + 1)
+    cand = np.zeros(2, dtype=np.int64)
+    cells = np.zeros(p, dtype=np.int64)
+    chosen = np.zeros((q, p), dtype=np.int8)
+    found = math.inf
+    nodes = 0
+    for first in range(q):  # the row of least B
+        d = 0
+        slo[0], shi[0], sl[0], su[0], sm[0], sw[0] = first, first - 1, 0, p - 1, k, 0.0
+        expand = True
+        while d >= 0:
+            if expand:
+                expand = False
+                nopt[d] = 0
+                cur[d] = 0
+                lo, hi, l, u, m, w = slo[d], shi[d], sl[d], su[d], sm[d], sw[d]
+                nc = 0
+                if d == 0:
+                    cand[0] = first
+                    nc = 1
+                else:
+                    if lo > 0:
+                        cand[nc] = lo - 1
+                        nc += 1
+                    if hi < q - 1:
+                        cand[nc] = hi + 1
+                        nc += 1
+                for ic in range(nc):
+                    y = cand[ic]
+                    nlo, nhi = min(lo, y), max(hi, y)
+                    # a move up right after a move down (or the first row)
+                    # that commutes with it: searched in the other order
+                    swap = d > 0 and y < lo and not sup[d]
+                    t = 0
+                    for x in range(l, u + 1):
+                        if free[y, x]:
+                            cells[t] = x
+                            t += 1
+                    for g in range(t + 1):  # no cells: the interval keeps a gap
+                        gl = cells[g - 1] + 1 if g > 0 else l
+                        gu = cells[g] - 1 if g < t else u
+                        if gl > gu or (swap and (sa[d] > sb[d] or (gl <= sa[d] and sb[d] <= gu))):
+                            continue
+                        if w + _rest(free, xs, ys, A, B, nlo, nhi, gl, gu, m, rowpref, colpref, plane, target - w,
+                                     cc, rc, buf) <= target:
+                            i = nopt[d]
+                            oy[d, i], oa[d, i], ob[d, i], ol[d, i], ou[d, i], ow[d, i] = y, 1, 0, gl, gu, w
+                            nopt[d] += 1
+                    for a in range(t):
+                        add = 0.0
+                        for x in range(p):
+                            A2[x] = A[x]
+                        for b in range(a, t):
+                            cnt = b - a + 1
+                            if cnt > m:
+                                break
+                            xb = xs[cells[b]]
+                            for s in range(a, b):
+                                add += xb - xs[cells[s]]
+                            add += A[cells[b]] + B[y]
+                            for x in range(p):
+                                A2[x] += abs(xs[x] - xb)
+                            nl = cells[a - 1] + 1 if a > 0 else l
+                            nu = cells[b + 1] - 1 if b < t - 1 else u
+                            if swap and (sa[d] > sb[d] or (nl <= sa[d] and sb[d] <= nu)):
+                                continue
+                            nw = w + add
+                            if nw > target:
+                                continue
+                            if cnt < m:
+                                for z in range(q):
+                                    B2[z] = B[z] + cnt * abs(ys[z] - ys[y])
+                                if nw + _rest(free, xs, ys, A2, B2, nlo, nhi, nl, nu, m - cnt, rowpref, colpref,
+                                              plane, target - nw, cc, rc, buf) > target:
+                                    continue
+                            i = nopt[d]
+                            oy[d, i], oa[d, i], ob[d, i], ol[d, i], ou[d, i], ow[d, i] = y, cells[a], cells[b], nl, nu, nw
+                            nopt[d] += 1
+            if cur[d] >= nopt[d]:
+                d -= 1
+                if d >= 0:  # undo the move that led to depth d + 1
+                    i = cur[d] - 1
+                    y = oy[d, i]
+                    for x in range(oa[d, i], ob[d, i] + 1):
+                        if free[y, x]:
+                            chosen[y, x] = 0
+                            for z in range(p):
+                                A[z] -= abs(xs[z] - xs[x])
+                            for z in range(q):
+                                B[z] -= abs(ys[z] - ys[y])
+                continue
+            i = cur[d]
+            cur[d] += 1
+            nodes += 1
+            if nodes >= node_cap or ((nodes & 4095) == 0 and _now() > deadline[0]):
+                return found, nodes, False
+            if ow[d, i] > target:  # the target dropped since the move was found
+                continue
+            y, a, b = oy[d, i], oa[d, i], ob[d, i]
+            cnt = 0
+            for x in range(a, b + 1):
+                cnt += free[y, x]
+            m = sm[d] - cnt
+            if m == 0:
+                found = ow[d, i]
+                target = found - 1.0
+                best[:, :] = chosen
+                for x in range(a, b + 1):
+                    if free[y, x]:
+                        best[y, x] = 1
+                continue
+            for x in range(a, b + 1):
+                if free[y, x]:
+                    chosen[y, x] = 1
+                    for z in range(p):
+                        A[z] += abs(xs[z] - xs[x])
+                    for z in range(q):
+                        B[z] += abs(ys[z] - ys[y])
+            lo = min(slo[d], y) if d > 0 else y
+            hi = max(shi[d], y) if d > 0 else y
+            d += 1
+            slo[d], shi[d], sl[d], su[d], sm[d], sw[d] = lo, hi, ol[d - 1, i], ou[d - 1, i], m, ow[d - 1, i]
+            sup[d] = d > 1 and y < slo[d - 1]
+            sa[d], sb[d] = a, b
+            expand = True
+    return found, nodes, True
+
+
+def shape_search_grid(grid: ShapeGrid, k: int, target: float, *, node_limit: int = 10**12,
+                      time_limit: float | None = None, deadline=None):
+    """The least W of k points of ``grid`` (at most ``target``): returns
+    ``(value, indices, complete)``, value inf and indices None when no set
+    of W <= target was found; ``complete`` when the search ended, so that
+    no set of W <= target (or below the value) exists."""
+    q, p = grid.free.shape
+    plane = _box_table(p, q, int(k))
+    best = np.zeros((q, p), dtype=np.int8)
+    deadline = deadline_array(time_limit, deadline)
+    value, _, complete = _shapes(grid.free.astype(np.int8), grid.xs, grid.ys, int(k), plane, float(target),
+                                 int(node_limit), deadline, best)
+    if value == math.inf:
+        return math.inf, None, bool(complete)
+    return float(value), np.sort(grid.index[best.astype(bool)]), bool(complete)
