@@ -197,7 +197,41 @@ def _line(pos, cap, m, buf):  # pragma: no cover - compiled by numba when instal
 
 
 @njit(cache=True)
-def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, cc, rc, buf):  # pragma: no cover
+def _split(B, cap, lo, hi, ys, m, plane, up, dn):  # pragma: no cover - compiled by numba when installed
+    """A lower bound on the y-cross cost of m points put in the rows
+    outside lo..hi (cap[y] in row y) plus their W among themselves: with a
+    of them above and b below, the rows nearest first on each side, and
+    W at least the box optima of a and of b points plus a b times the
+    distance between the rows either side of lo..hi."""
+    q = len(B)
+    na = 0
+    up[0] = 0.0
+    y = lo - 1
+    while y >= 0 and na < m:
+        for _ in range(min(cap[y], m - na)):
+            up[na + 1] = up[na] + B[y]
+            na += 1
+        y -= 1
+    nb = 0
+    dn[0] = 0.0
+    y = hi + 1
+    while y < q and nb < m:
+        for _ in range(min(cap[y], m - nb)):
+            dn[nb + 1] = dn[nb] + B[y]
+            nb += 1
+        y += 1
+    gap = ys[hi + 1] - ys[lo - 1] if lo > 0 and hi < q - 1 else 0.0
+    best = math.inf
+    for a in range(max(0, m - nb), min(m, na) + 1):
+        b = m - a
+        v = up[a] + dn[b] + plane[a] + plane[b] + a * b * gap
+        if v < best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, cc, rc, buf, up, dn):  # pragma: no cover
     """A lower bound on the cost the m points still to place add (see the
     module notes), or inf as soon as one part exceeds ``budget``."""
     q, p = free.shape
@@ -210,29 +244,52 @@ def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, 
     cross = _fill_y(B, rc, lo, hi, m)
     if cross == math.inf:
         return math.inf
-    cross += _fill_x(A, cc, l, u, m)
+    fx = _fill_x(A, cc, l, u, m)
+    cross += fx
     own = plane[m]
     if cross + own > budget:
         return math.inf
     own = max(own, _line(xs, cc, m, buf) + _line(ys, rc, m, buf))
     if cross + own > budget:
         return math.inf
-    # each point pays A + B at its own cell: the m cheapest free cells left
-    n = 0
-    for y in range(q):
-        if lo <= y <= hi:
-            continue
+    split = _split(B, rc, lo, hi, ys, m, plane, up, dn)
+    if fx + split > budget:
+        return math.inf
+    # each point pays A + B at its own cell: the cheapest free cells left,
+    # above lo..hi and below it, a of them above and m - a below
+    na = 0
+    for y in range(lo):
         for x in range(l, u + 1):
             if free[y, x]:
-                buf[n] = A[x] + B[y]
-                n += 1
-    if n < m:
+                buf[na] = A[x] + B[y]
+                na += 1
+    nb = 0
+    for y in range(hi + 1, q):
+        for x in range(l, u + 1):
+            if free[y, x]:
+                buf[na + nb] = A[x] + B[y]
+                nb += 1
+    if na + nb < m:
         return math.inf
-    srt = np.sort(buf[:n])
-    joint = 0.0
-    for i in range(m):
-        joint += srt[i]
-    return max(cross, joint) + own
+    above = np.sort(buf[:na])
+    below = np.sort(buf[na : na + nb])
+    gap = ys[hi + 1] - ys[lo - 1] if lo > 0 and hi < q - 1 else 0.0
+    joint = math.inf  # cross and W among themselves, by the split
+    best = math.inf  # cross alone
+    sa = 0.0
+    for a in range(min(m, na)):
+        sa += above[a]
+    sb = 0.0
+    for b in range(m - min(m, na)):
+        sb += below[b]
+    for a in range(min(m, na), max(0, m - nb) - 1, -1):  # a above, m - a below
+        b = m - a
+        best = min(best, sa + sb)
+        joint = min(joint, sa + sb + plane[a] + plane[b] + a * b * gap)
+        if a > 0 and b < nb:
+            sa -= above[a - 1]
+            sb += below[b]
+    return max(max(cross, best) + own, fx + split, joint)
 
 
 @njit(cache=True, nogil=True)
@@ -277,6 +334,8 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
     cc = np.zeros(p, dtype=np.int64)
     rc = np.zeros(q, dtype=np.int64)
     buf = np.zeros(p * q + 1)
+    up = np.zeros(k + 1)
+    dn = np.zeros(k + 1)
     cand = np.zeros(2, dtype=np.int64)
     cells = np.zeros(p, dtype=np.int64)
     chosen = np.zeros((q, p), dtype=np.int8)
@@ -320,7 +379,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                         if gl > gu or (swap and (sa[d] > sb[d] or (gl <= sa[d] and sb[d] <= gu))):
                             continue
                         if w + _rest(free, xs, ys, A, B, nlo, nhi, gl, gu, m, rowpref, colpref, plane, target - w,
-                                     cc, rc, buf) <= target:
+                                     cc, rc, buf, up, dn) <= target:
                             i = nopt[d]
                             oy[d, i], oa[d, i], ob[d, i], ol[d, i], ou[d, i], ow[d, i] = y, 1, 0, gl, gu, w
                             nopt[d] += 1
@@ -349,7 +408,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                                 for z in range(q):
                                     B2[z] = B[z] + cnt * abs(ys[z] - ys[y])
                                 if nw + _rest(free, xs, ys, A2, B2, nlo, nhi, nl, nu, m - cnt, rowpref, colpref,
-                                              plane, target - nw, cc, rc, buf) > target:
+                                              plane, target - nw, cc, rc, buf, up, dn) > target:
                                     continue
                             i = nopt[d]
                             oy[d, i], oa[d, i], ob[d, i], ol[d, i], ou[d, i], ow[d, i] = y, cells[a], cells[b], nl, nu, nw

@@ -153,7 +153,7 @@ def test_bound_on_the_rest_never_cuts_an_optimal_set():
                 w = naive_weight(placed) if len(placed) > 1 else 0.0
                 bound = _rest(g.free.astype(np.int8), g.xs, g.ys, A, Bp, min(rows_placed), max(rows_placed), l, u, m,
                               rowpref, colpref, plane, math.inf, np.zeros(p, np.int64), np.zeros(q, np.int64),
-                              np.zeros(p * q + 1))
+                              np.zeros(p * q + 1), np.zeros(k + 1), np.zeros(k + 1))
                 assert w + bound <= opt + 1e-9, (pts.tolist(), k, sub, depth)
 
 
