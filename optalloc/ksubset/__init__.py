@@ -35,7 +35,9 @@ a network ``brute``, ``gen-alg`` and ``exact``.
 ``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
 bounds (``metric_lower_bound`` those that hold on a torus or network); ``gap`` certifies how far a given allocation is from optimal;
 ``profile_search`` is the exact search over column and row profiles that
-``exact`` runs first on nearly full 2D free sets; ``box_optimum`` and
+``exact`` runs first on nearly full 2D free sets, ``shape_search`` the one
+over the shapes of optimal sets that it runs beside the LP on 2D free sets
+with busy cells among them; ``box_optimum`` and
 ``cuboid_optimum`` are the optima of full 2D and 3D boxes (empty machines).
 """
 
@@ -54,6 +56,7 @@ from ._metric import metric_lower_bound
 from ._profile import profile_bound, profile_search
 from ._ptas import ptas
 from ._session import ExactSession
+from ._shapesearch import shape_search
 from ._small import brute, k3
 from ._solve import METHODS, machine_methods, method_options, solve
 
@@ -86,6 +89,7 @@ __all__ = [
     "cuboid_optimum",
     "profile_bound",
     "profile_search",
+    "shape_search",
     "gap",
     "GapReport",
 ]

@@ -54,10 +54,10 @@ import numpy as np
 
 from .._jit import njit
 from ._box import box_optimum
-from ._common import distinct_lattice, validate_points
+from ._common import as_int, distinct_lattice, validate_k, validate_points, validate_positive
 from ._profilesearch import _now, deadline_array
 
-__all__ = ["ShapeGrid", "shape_grid", "shape_search_grid"]
+__all__ = ["ShapeGrid", "shape_grid", "shape_search", "shape_search_grid"]
 
 #: partitions scored, and nodes of the box search, per entry of the table
 #: of box optima (beyond them an entry comes from the one before)
@@ -478,3 +478,32 @@ def shape_search_grid(grid: ShapeGrid, k: int, target: float, *, node_limit: int
     if value == math.inf:
         return math.inf, None, bool(complete)
     return float(value), np.sort(grid.index[best.astype(bool)]), bool(complete)
+
+
+def shape_search(points, k: int, upper: float, *, node_limit: int = 10**12, time_limit: float | None = None):
+    """Least W below ``upper`` over k of ``points`` (distinct 2D integer
+    points), by the search over shapes of the module notes.
+
+    Returns ``(value, indices, lower)``: the best set found below
+    ``upper`` (None, None when none was found) and a proven lower bound
+    on the optimum when the search ended (``value``, or ``upper`` when no
+    set lies below it), else None.  Returns None when the points are not
+    distinct 2D lattice points.  The search stops after ``node_limit``
+    nodes or ``time_limit`` seconds.
+    """
+    upper = float(upper)
+    if math.isnan(upper):
+        raise ValueError("`upper` must be a number, got nan")
+    grid = shape_grid(points)
+    if grid is None:
+        return None
+    k = validate_k(k, int(grid.free.sum()))
+    node_limit = as_int(node_limit, "node_limit")
+    if node_limit < 1:
+        raise ValueError(f"`node_limit` must be at least 1, got {node_limit}")
+    time_limit = validate_positive(time_limit, "time_limit")
+    target = math.ceil(upper) - 1.0 if upper < math.inf else math.inf  # W is an integer
+    value, idx, complete = shape_search_grid(grid, k, target, node_limit=node_limit, time_limit=time_limit)
+    found = value < math.inf
+    lower = (value if found else upper) if complete else None
+    return (value, idx, lower) if found else (None, None, lower)

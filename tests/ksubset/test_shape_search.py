@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from ksubset_truth import naive_weight, optimal_subsets, optimum
 
 from optalloc.bench import half_free_mesh
-from optalloc.ksubset import exact
+from optalloc.ksubset import exact, shape_search
 from optalloc.ksubset._boxsearch import AVAILABLE as COMPILED
 from optalloc.ksubset._shapesearch import _box_table, _rest, shape_grid, shape_search_grid
 
@@ -202,3 +202,27 @@ def test_shape_grid_takes_distinct_2d_lattice_points_only():
     grid = shape_grid([[3, 1], [0, 0], [3, 0]])
     assert grid.free.tolist() == [[True, True], [False, True]]
     assert grid.index.tolist() == [[1, 2], [-1, 0]]
+
+
+@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
+def test_public_shape_search_returns_the_set_and_the_proven_bound():
+    pts = half_free_mesh(6, 6, seed=4)
+    opt = optimum(pts, 6)
+    value, idx, lower = shape_search(pts, 6, math.inf)
+    assert value == lower == opt and naive_weight(pts[idx]) == opt
+    assert shape_search(pts, 6, opt + 0.5)[::2] == (opt, opt)  # W is an integer: below opt + 0.5 means at most opt
+    assert shape_search(pts, 6, opt) == (None, None, opt)  # nothing below the optimum: a proof
+    assert shape_search(pts, 6, math.inf, node_limit=1)[2] is None  # stopped: no bound
+
+
+def test_public_shape_search_input():
+    assert shape_search([[0.5, 1], [1, 1]], 2, 10) is None  # not lattice points
+    pts = half_free_mesh(4, 4, seed=0)
+    with pytest.raises(ValueError, match="`k` must be between"):
+        shape_search(pts, 0, 10)
+    with pytest.raises(ValueError, match="`upper` must be a number"):
+        shape_search(pts, 2, math.nan)
+    with pytest.raises(ValueError, match="`node_limit` must be at least 1"):
+        shape_search(pts, 2, 10, node_limit=0)
+    with pytest.raises(ValueError, match="time_limit"):
+        shape_search(pts, 2, 10, time_limit=-1)
