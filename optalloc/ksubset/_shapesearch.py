@@ -197,7 +197,7 @@ def _line(pos, cap, m, buf):  # pragma: no cover - compiled by numba when instal
 
 
 @njit(cache=True)
-def _split(B, cap, lo, hi, ys, m, plane, up, dn):  # pragma: no cover - compiled by numba when installed
+def _split(B, cap, lo, hi, ys, m, plane, up, dn, alo, ahi):  # pragma: no cover - compiled by numba when installed
     """A lower bound on the y-cross cost of m points put in the rows
     outside lo..hi (cap[y] in row y) plus their W among themselves: with a
     of them above and b below, the rows nearest first on each side, and
@@ -222,7 +222,7 @@ def _split(B, cap, lo, hi, ys, m, plane, up, dn):  # pragma: no cover - compiled
         y += 1
     gap = ys[hi + 1] - ys[lo - 1] if lo > 0 and hi < q - 1 else 0.0
     best = math.inf
-    for a in range(max(0, m - nb), min(m, na) + 1):
+    for a in range(max(0, m - nb, alo), min(m, na, ahi) + 1):
         b = m - a
         v = up[a] + dn[b] + plane[a] + plane[b] + a * b * gap
         if v < best:
@@ -231,9 +231,10 @@ def _split(B, cap, lo, hi, ys, m, plane, up, dn):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, cc, rc, buf, up, dn):  # pragma: no cover
+def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, cc, rc, buf, up, dn, alo, ahi):  # pragma: no cover
     """A lower bound on the cost the m points still to place add (see the
-    module notes), or inf as soon as one part exceeds ``budget``."""
+    module notes), alo..ahi of them above the rows lo..hi, or inf as soon
+    as one part exceeds ``budget``."""
     q, p = free.shape
     for y in range(q):
         rc[y] = 0 if lo <= y <= hi else rowpref[y, u + 1] - rowpref[y, l]
@@ -252,7 +253,7 @@ def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, 
     own = max(own, _line(xs, cc, m, buf) + _line(ys, rc, m, buf))
     if cross + own > budget:
         return math.inf
-    split = _split(B, rc, lo, hi, ys, m, plane, up, dn)
+    split = _split(B, rc, lo, hi, ys, m, plane, up, dn, alo, ahi)
     if fx + split > budget:
         return math.inf
     # each point pays A + B at its own cell: the cheapest free cells left,
@@ -284,12 +285,57 @@ def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, 
         sb += below[b]
     for a in range(min(m, na), max(0, m - nb) - 1, -1):  # a above, m - a below
         b = m - a
-        best = min(best, sa + sb)
-        joint = min(joint, sa + sb + plane[a] + plane[b] + a * b * gap)
+        if alo <= a <= ahi:
+            best = min(best, sa + sb)
+            joint = min(joint, sa + sb + plane[a] + plane[b] + a * b * gap)
         if a > 0 and b < nb:
             sa -= above[a - 1]
             sb += below[b]
     return max(max(cross, best) + own, fx + split, joint)
+
+
+@njit(cache=True)
+def _above(dlo, dhi, m):  # pragma: no cover - compiled by numba when installed
+    """The least and most points above (of m still to place) when above
+    less below lies in dlo..dhi."""
+    alo = 0 if dlo == -math.inf else max(0, math.ceil((dlo + m) / 2 - 1e-9))
+    ahi = m if dhi == math.inf else min(m, math.floor((dhi + m) / 2 + 1e-9))
+    return alo, ahi
+
+
+@njit(cache=True)
+def _balance(free, chosen, B, ys, lo, hi):  # pragma: no cover - compiled by numba when installed
+    """Bounds on d = (points still to place above the rows lo..hi) - (those
+    below) in every optimal set that holds the cells ``chosen`` of those
+    rows and none of their other free cells.
+
+    In a column, let u be a chosen cell and v a free cell left out, both in
+    rows lo..hi, with c = y_v - y_u.  The points still to place change
+    B(y_v) - B(y_u) by c d, and the cells differ in y alone, so the swap
+    condition reads ``B(y_v) - B(y_u) + c d >= |c|`` with B over the cells
+    placed.  B is convex, so the slope (B(y_v) - B(y_u)) / c is least for
+    the top chosen cell and the first free cell below the chosen ones (a
+    lower bound on d), largest for the last free cell above them and the
+    bottom chosen cell (an upper bound)."""
+    dlo, dhi = -math.inf, math.inf
+    for x in range(free.shape[1]):
+        top, bot = -1, -1
+        for y in range(lo, hi + 1):
+            if chosen[y, x]:
+                if top < 0:
+                    top = y
+                bot = y
+        if top < 0:
+            continue
+        for y in range(bot + 1, hi + 1):
+            if free[y, x]:  # chosen cells form a run of free cells: y is left out
+                dlo = max(dlo, 1.0 - (B[y] - B[top]) / (ys[y] - ys[top]) - 1e-9)
+                break
+        for y in range(top - 1, lo - 1, -1):
+            if free[y, x]:
+                dhi = min(dhi, -1.0 - (B[bot] - B[y]) / (ys[bot] - ys[y]) + 1e-9)
+                break
+    return dlo, dhi
 
 
 @njit(cache=True, nogil=True)
@@ -327,6 +373,10 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
     sup = np.zeros(q + 1, dtype=np.bool_)
     sa = np.zeros(q + 1, dtype=np.int64)
     sb = np.zeros(q + 1, dtype=np.int64)
+    # the points still to place above the rows lo..hi less those below, at
+    # least sdlo and at most sdhi (see _balance)
+    sdlo = np.zeros(q + 1)
+    sdhi = np.zeros(q + 1)
     A = np.zeros(p)  # sum of |x - s_x| over the points placed
     B = np.zeros(q)
     A2 = np.zeros(p)
@@ -344,6 +394,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
     for first in range(q):  # the row of least B
         d = 0
         slo[0], shi[0], sl[0], su[0], sm[0], sw[0] = first, first - 1, 0, p - 1, k, 0.0
+        sdlo[0], sdhi[0] = -math.inf, math.inf
         expand = True
         while d >= 0:
             if expand:
@@ -365,6 +416,10 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                 for ic in range(nc):
                     y = cand[ic]
                     nlo, nhi = min(lo, y), max(hi, y)
+                    # the balance of the points still to place, seen from the
+                    # rows nlo..nhi: a row above moves its points from above
+                    # to placed, a row below from below
+                    shift = -1.0 if (d > 0 and y < lo) else 1.0
                     # a move up right after a move down (or the first row)
                     # that commutes with it: searched in the other order
                     swap = d > 0 and y < lo and not sup[d]
@@ -378,8 +433,9 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                         gu = cells[g] - 1 if g < t else u
                         if gl > gu or (swap and (sa[d] > sb[d] or (gl <= sa[d] and sb[d] <= gu))):
                             continue
+                        alo, ahi = _above(sdlo[d], sdhi[d], m)
                         if w + _rest(free, xs, ys, A, B, nlo, nhi, gl, gu, m, rowpref, colpref, plane, target - w,
-                                     cc, rc, buf, up, dn) <= target:
+                                     cc, rc, buf, up, dn, alo, ahi) <= target:
                             i = nopt[d]
                             oy[d, i], oa[d, i], ob[d, i], ol[d, i], ou[d, i], ow[d, i] = y, 1, 0, gl, gu, w
                             nopt[d] += 1
@@ -407,8 +463,9 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                             if cnt < m:
                                 for z in range(q):
                                     B2[z] = B[z] + cnt * abs(ys[z] - ys[y])
+                                alo, ahi = _above(sdlo[d] + shift * cnt, sdhi[d] + shift * cnt, m - cnt)
                                 if nw + _rest(free, xs, ys, A2, B2, nlo, nhi, nl, nu, m - cnt, rowpref, colpref,
-                                              plane, target - nw, cc, rc, buf, up, dn) > target:
+                                              plane, target - nw, cc, rc, buf, up, dn, alo, ahi) > target:
                                     continue
                             i = nopt[d]
                             oy[d, i], oa[d, i], ob[d, i], ol[d, i], ou[d, i], ow[d, i] = y, cells[a], cells[b], nl, nu, nw
@@ -459,6 +516,15 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
             slo[d], shi[d], sl[d], su[d], sm[d], sw[d] = lo, hi, ol[d - 1, i], ou[d - 1, i], m, ow[d - 1, i]
             sup[d] = d > 1 and y < slo[d - 1]
             sa[d], sb[d] = a, b
+            shift = -1.0 if sup[d] else 1.0
+            dlo, dhi = _balance(free, chosen, B, ys, lo, hi)
+            sdlo[d] = max(dlo, sdlo[d - 1] + shift * cnt)
+            sdhi[d] = min(dhi, sdhi[d - 1] + shift * cnt)
+            alo, ahi = _above(sdlo[d], sdhi[d], m)
+            if alo > ahi:  # no set below is optimal: no move from here
+                nopt[d] = 0
+                cur[d] = 0
+                continue
             expand = True
     return found, nodes, True
 

@@ -21,7 +21,7 @@ from ksubset_truth import naive_weight, optimal_subsets, optimum
 from optalloc.bench import half_free_mesh
 from optalloc.ksubset import exact, shape_search
 from optalloc.ksubset._boxsearch import AVAILABLE as COMPILED
-from optalloc.ksubset._shapesearch import _box_table, _rest, shape_grid, shape_search_grid
+from optalloc.ksubset._shapesearch import _balance, _box_table, _rest, shape_grid, shape_search_grid
 
 
 def random_cells(rng, rows, cols, share, spread=1):
@@ -126,7 +126,9 @@ def _state_after(pts, sub, rows_placed):
 @pytest.mark.skipif(not COMPILED, reason="the bound is compiled by numba")
 def test_bound_on_the_rest_never_cuts_an_optimal_set():
     # for every optimal set, after each prefix of its rows in potential order,
-    # W(placed) + the bound on the rest is at most the optimum
+    # the balance of the points left above and below is within the bounds
+    # of _balance, and W(placed) + the bound on the rest (told how many lie
+    # above) is at most the optimum
     rng = np.random.default_rng(3)
     for _ in range(120):
         pts = random_cells(rng, int(rng.integers(2, 6)), int(rng.integers(2, 6)), rng.uniform(0.4, 1.0))
@@ -151,9 +153,18 @@ def test_bound_on_the_rest_never_cuts_an_optimal_set():
                 colpref[:, 1:] = np.cumsum(g.free.T, axis=1)
                 plane = _box_table(p, q, k)
                 w = naive_weight(placed) if len(placed) > 1 else 0.0
-                bound = _rest(g.free.astype(np.int8), g.xs, g.ys, A, Bp, min(rows_placed), max(rows_placed), l, u, m,
+                lo, hi = min(rows_placed), max(rows_placed)
+                rest_y = pts[list(sub), 1]
+                above = int((rest_y < g.ys[lo]).sum())
+                d_true = above - int((rest_y > g.ys[hi]).sum())
+                chosen = np.zeros(g.free.shape, dtype=np.int8)
+                for x, y in placed:
+                    chosen[np.searchsorted(g.ys, y), np.searchsorted(g.xs, x)] = 1
+                dlo, dhi = _balance(g.free.astype(np.int8), chosen, Bp, g.ys, lo, hi)
+                assert dlo <= d_true <= dhi, (pts.tolist(), k, sub, depth)
+                bound = _rest(g.free.astype(np.int8), g.xs, g.ys, A, Bp, lo, hi, l, u, m,
                               rowpref, colpref, plane, math.inf, np.zeros(p, np.int64), np.zeros(q, np.int64),
-                              np.zeros(p * q + 1), np.zeros(k + 1), np.zeros(k + 1))
+                              np.zeros(p * q + 1), np.zeros(k + 1), np.zeros(k + 1), above, above)
                 assert w + bound <= opt + 1e-9, (pts.tolist(), k, sub, depth)
 
 
