@@ -82,6 +82,8 @@ _PROFILE_COUNTS = ((1700, 3.0),)
 #: LP instead of the profile search; within it (nearly empty machines) the
 #: shape search meets many sets of equal W and the profile search is faster
 _SHAPE_GAP = 0.05
+#: seconds the shape search runs alone before the LP is built beside it
+_SHAPE_FIRST = 0.5
 #: a partition table beyond the cached ones is scored when the bounds are
 #: this close and this many seconds are left
 _LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.05, 5.0
@@ -325,6 +327,16 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     time_left = problem.time_left()
     if options.profiles and prof is not None and _HAVE_NUMBA and (time_left is None or time_left > 0):
         race = ShapeRace(shape_grid(pts), problem, state) if shapes else ProfileRace(grid, problem, state)
+    if shapes and race is not None:
+        # most such instances take the shape search a fraction of a second:
+        # no LP is built for them
+        wait = _SHAPE_FIRST if time_left is None else min(_SHAPE_FIRST, time_left / 2)
+        if race.proven.wait(wait):
+            state = race.join(state, problem, extra, options.verbose)
+            if problem.closed(state.lb, state.ub):
+                extra["phase"] = "shapes"
+                return problem.result(state.indices, "optimal", "proven by the search over shapes", extra,
+                                      bound=state.ub)
     # on large inputs the first LP takes long: the star bound beside it
     # gives a bracket early (the better bound wins)
     star = None

@@ -32,7 +32,7 @@ class ProfileRace:
     merges its result."""
 
     #: what the search is called in the verbose line, and the phase it closes
-    label, phase = "profile search", "profiles"
+    label, phase = "profile search beside the LP", "profiles"
 
     def __init__(self, grid: ProfileGrid | ShapeGrid, problem: ExactProblem, state: Bracket):
         time_left = problem.time_left()
@@ -83,7 +83,7 @@ class ProfileRace:
         if self.proven.is_set() and problem.closed(state.lb, state.ub):
             state = replace(state, phase=self.phase)
         if verbose:
-            print(f"{self.label} beside the LP ({self.seconds:.2f} s): bound {state.lb:g} incumbent {state.ub:g} "
+            print(f"{self.label} ({self.seconds:.2f} s): bound {state.lb:g} incumbent {state.ub:g} "
                   f"t={time.perf_counter() - problem.start:.2f}s", file=sys.stderr, flush=True)
         return state
 

@@ -210,14 +210,25 @@ def test_profile_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
 
 
 @pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
-def test_shape_search_beside_the_lp_proves_first_and_cancels_it():
-    # 16 x 16 half free, k = 32: the LP needs three rounds of seconds each,
-    # the shape search proves the optimum first and the LP stops
+def test_shape_search_proves_before_the_lp_is_built():
+    # 16 x 16 half free, k = 32: the LP needs three rounds of seconds each;
+    # the shape search proves the optimum within its head start
     threads = threading.active_count()
-    pts = half_free_mesh(16, 16, seed=1)
-    a = exact(pts, 32)
+    a = exact(half_free_mesh(16, 16, seed=1), 32)
     assert a.status == "optimal" and a.objective == 2425  # proven by the LP alone as well (docs/benchmarks.md)
-    assert a.extra["phase"] == "shapes" and a.extra["rounds"] <= 1 and "shape_seconds" in a.extra
+    assert a.extra["phase"] == "shapes" and a.extra["rounds"] == 0 and a.extra["rows"] == 0
+    assert a.message == "proven by the search over shapes" and "shape_seconds" in a.extra
+    assert threading.active_count() == threads
+
+
+@pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
+def test_shape_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
+    # no head start: the LP is built at once, the search proves first and stops it
+    monkeypatch.setattr(_exact, "_SHAPE_FIRST", 0.0)
+    threads = threading.active_count()
+    a = exact(half_free_mesh(16, 16, seed=1), 32)
+    assert a.status == "optimal" and a.objective == 2425
+    assert a.extra["phase"] == "shapes" and a.extra["rounds"] <= 1 and a.extra["rows"] > 0
     assert threading.active_count() == threads
 
 
@@ -241,7 +252,14 @@ def test_verbose_reports_each_phase_on_stderr(capsys):
     assert res.extra["rounds"] == len(err) >= 2 and all(line.startswith(f"round {i + 1}: LP ") for i, line in enumerate(err))
     res = exact(pts, 10, verbose=True)
     err = capsys.readouterr().err.splitlines()
-    assert res.extra["phase"] == "shapes" and err[-1].startswith("shape search beside the LP (")
+    assert res.extra["phase"] == "shapes" and len(err) == 1 and err[0].startswith("shape search (")
+
+
+def test_verbose_reports_the_profile_search_on_stderr(capsys, monkeypatch):
+    monkeypatch.setattr(_exact, "_SHAPE_GAP", math.inf)
+    res = exact(mesh_cells((8, 8), 0.5, 3), 10, verbose=True)
+    err = capsys.readouterr().err.splitlines()
+    assert res.extra["phase"] == "profiles" and len(err) == 1 and err[0].startswith("profile search (")
 
 
 @pytest.mark.parametrize("formulation", ["pairwise", "glover", "axis"])
