@@ -311,8 +311,11 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     if problem.closed(lb, ub):
         return problem.result(inc_idx, "optimal", "heuristic matches a cheap bound", extra, bound=ub)
     state = Bracket(lb, ub, inc_idx, "cuts")
-    shapes = options.profiles and _HAVE_NUMBA and prof is not None and ub > 0 and (ub - prof) / ub > _SHAPE_GAP
-    if options.profiles and prof is not None and not shapes and not problem.done_gap(lb, ub):
+    # the shape search where the bounds (the box and partition bounds of an
+    # idle machine among them) are far below the incumbent
+    far = options.profiles and _HAVE_NUMBA and ub > 0 and (ub - lb) / ub > _SHAPE_GAP
+    shapes = shape_grid(pts) if far else None
+    if options.profiles and prof is not None and shapes is None and not problem.done_gap(lb, ub):
         state = _short_search(problem, grid, prof, state, extra, options.verbose)
         if progress is not None:
             progress(0, state.lb, state.ub)
@@ -325,9 +328,11 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
                               f"{problem.rel_gap:g}", extra, bound=state.lb)
     race = None
     time_left = problem.time_left()
-    if options.profiles and prof is not None and _HAVE_NUMBA and (time_left is None or time_left > 0):
-        race = ShapeRace(shape_grid(pts), problem, state) if shapes else ProfileRace(grid, problem, state)
-    if shapes and race is not None:
+    if shapes is not None and (time_left is None or time_left > 0):
+        race = ShapeRace(shapes, problem, state)
+    elif options.profiles and prof is not None and _HAVE_NUMBA and (time_left is None or time_left > 0):
+        race = ProfileRace(grid, problem, state)
+    if isinstance(race, ShapeRace):
         # most such instances take the shape search a fraction of a second:
         # no LP is built for them
         wait = _SHAPE_FIRST if time_left is None else min(_SHAPE_FIRST, time_left / 2)
