@@ -115,6 +115,27 @@ def _box_table(p: int, q: int, k: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _outward(V, cap, a, b, first, last, m):  # pragma: no cover - compiled by numba when installed
+    """Least sum of V over m slots on the lines first..a and b..last (cap[t]
+    at line t; inf when they do not fit), where V does not drop moving
+    away from a and b: the cheaper of the two next lines first."""
+    total = 0.0
+    while m > 0:
+        if a >= first and (b > last or V[a] <= V[b]):
+            t = a
+            a -= 1
+        elif b <= last:
+            t = b
+            b += 1
+        else:
+            return math.inf
+        take = min(cap[t], m)
+        total += take * V[t]
+        m -= take
+    return total
+
+
+@njit(cache=True)
 def _fill_x(A, cap, l, u, m):  # pragma: no cover - compiled by numba when installed
     """Least sum of A over m slots in columns l..u, cap[x] at column x
     (inf when they do not fit); A is convex, so the cheapest columns are
@@ -123,23 +144,8 @@ def _fill_x(A, cap, l, u, m):  # pragma: no cover - compiled by numba when insta
     for x in range(l + 1, u + 1):
         if A[x] < A[xs]:
             xs = x
-    left = m
-    total = min(cap[xs], left) * A[xs]
-    left -= min(cap[xs], left)
-    a, b = xs - 1, xs + 1
-    while left > 0:
-        if a >= l and (b > u or A[a] <= A[b]):
-            x = a
-            a -= 1
-        elif b <= u:
-            x = b
-            b += 1
-        else:
-            return math.inf
-        take = min(cap[x], left)
-        total += take * A[x]
-        left -= take
-    return total
+    take = min(cap[xs], m)
+    return take * A[xs] + _outward(A, cap, xs - 1, xs + 1, l, u, m - take)
 
 
 @njit(cache=True)
@@ -147,23 +153,7 @@ def _fill_y(B, cap, lo, hi, m):  # pragma: no cover - compiled by numba when ins
     """Least sum of B over m slots in the rows outside lo..hi, cap[y] at
     row y (inf when they do not fit); B grows away from lo..hi, which
     holds every point placed."""
-    q = len(B)
-    left = m
-    total = 0.0
-    a, b = lo - 1, hi + 1
-    while left > 0:
-        if a >= 0 and (b >= q or B[a] <= B[b]):
-            y = a
-            a -= 1
-        elif b < q:
-            y = b
-            b += 1
-        else:
-            return math.inf
-        take = min(cap[y], left)
-        total += take * B[y]
-        left -= take
-    return total
+    return _outward(B, cap, lo - 1, hi + 1, 0, len(B) - 1, m)
 
 
 @njit(cache=True)
