@@ -202,7 +202,7 @@ def test_solve_ptas_strips(capsys):
 
 
 def test_exact_progress_goes_to_stderr(capsys, tmp_path):
-    # an 8 x 8 mesh, half free, whose k = 10 optimum the profile search proves
+    # an 8 x 8 mesh, half free, whose k = 10 optimum the shape search proves
     from optalloc.bench import half_free_mesh
 
     machine = Machine((8, 8))
@@ -213,8 +213,8 @@ def test_exact_progress_goes_to_stderr(capsys, tmp_path):
     code, out, err = run(capsys, "solve", "--machine", mesh, "--k", 10, "--method", "exact", "--progress", "--json")
     assert code == 0
     res = json.loads(out)  # stdout stays one JSON object
-    assert res["status"] == "optimal" and res["extra"]["phase"] == "profiles"
-    assert err.startswith("profile search (") and "bound" in err
+    assert res["status"] == "optimal" and res["extra"]["phase"] == "shapes"
+    assert err.startswith("shape search (") and "bound" in err
 
 
 def test_solve_machine_shape_and_map_file(capsys):
