@@ -29,14 +29,20 @@ Each partial set S, with m points still to place in the rows outside its
 rows and in the columns of the current interval, costs at least
 
     W(S) + (cross: each point still to place pays its distance sum to S)
-         + (the points still to place among themselves),
+         + (the points still to place among themselves).
 
-the cross part at least the m least ``A(x) + B(y)`` over the free cells
-left (and the same with each axis filled on its own under its
-capacities), the other part at least the largest of: the least W of m
-cells of an idle box of the machine's sides (:func:`._box.box_optimum`),
-and the 1D optima of the two axes under the capacities left (an optimal
-choice on a line is a run of consecutive points, SAND2003 sec. 4).
+With a of them above the rows of S and m - a below, the cross part is at
+least the a least ``A(x) + B(y)`` over the free cells left above plus the
+m - a least below, and the other part at least the least W of a and of
+m - a cells of an idle box of the machine's sides
+(:func:`._box.box_optimum`) plus a (m - a) times the distance between the
+rows either side of S's; the bound is the least over a (:func:`_rest`).
+Cheaper bounds go first: each axis filled on its own under the free cells
+left, and the 1D optima of the two axes (an optimal choice on a line is a
+run of consecutive points, SAND2003 sec. 4).  The swap condition bounds a
+too: a column's chosen cells and the free cells it leaves out in S's rows
+fix how B may change between them, and the points still to place change
+it by (2a - m) times their distance (:func:`_balance`).
 
 Only sets of W at most a target are sought, and the target drops below
 each set found, so a search that ends proves its best set optimal (or the
@@ -72,16 +78,6 @@ class ShapeGrid(NamedTuple):
     xs: np.ndarray  # the distinct x values (float)
     ys: np.ndarray  # the distinct y values (float)
     index: np.ndarray  # index[i, j]: the point at (xs[j], ys[i]), -1 where none
-
-
-class ShapeRun(NamedTuple):
-    """What one search reads besides the grid: the target, the limits and
-    where the best set goes."""
-
-    target: float
-    node_cap: int
-    deadline: np.ndarray  # one-element perf_counter time, another thread may lower it
-    best: np.ndarray  # best[i, j] = 1 on the cells of the best set found
 
 
 def shape_grid(points) -> ShapeGrid | None:
