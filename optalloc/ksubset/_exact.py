@@ -17,9 +17,13 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
    :func:`profile_search` over column and row profiles, which proves such
    instances far faster than the LP (it stalls on the symmetric optima of
    nearly empty machines);
-3. the cut loop, with the profile search in a thread beside it when it
-   applies (compiled with numba: both release the GIL, so on two cores the
-   first to prove ends both): solve the LP, fix variables by reduced cost
+3. the cut loop, with a search in a thread beside it when one applies
+   (compiled with numba: the searches and HiGHS release the GIL, so on two
+   cores the first to prove ends both): on 2D lattice points with busy
+   cells among the free ones (the cheap bounds more than 5 % below the
+   incumbent) the search over the shapes of optimal sets
+   (:mod:`._shapesearch`, which runs alone for half a second first),
+   elsewhere the profile search: solve the LP, fix variables by reduced cost
    against the incumbent, separate violated rows (y_ij <= x_i, y_ij >= x_i + x_j - 1,
    triangle inequalities y_ij + y_il - y_jl <= x_i), round the LP point
    into a new incumbent with swap descent, repeat;
@@ -27,8 +31,8 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
    row found so far and the incumbent as cutoff.
 
 This module holds the entry, the screening and phases 1-2; the LP is in
-:mod:`._pairlp`, phases 3-4 in :mod:`._cutloop`, the search beside the LP
-in :mod:`._race`.
+:mod:`._pairlp`, phases 3-4 in :mod:`._cutloop`, the searches beside the
+LP in :mod:`._race`.
 
 W is an integer on integer points, so a bound above W - 1 proves the
 incumbent optimal.
