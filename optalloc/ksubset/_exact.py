@@ -22,7 +22,7 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
    cores the first to prove ends both): on 2D lattice points with busy
    cells among the free ones (the cheap bounds more than 5 % below the
    incumbent) the search over the shapes of optimal sets
-   (:mod:`._shapesearch`, which runs alone for half a second first),
+   (:mod:`._shapesearch`, which runs alone for ``_SHAPE_FIRST`` first),
    elsewhere the profile search: solve the LP, fix variables by reduced cost
    against the incumbent, separate violated rows (y_ij <= x_i, y_ij >= x_i + x_j - 1,
    triangle inequalities y_ij + y_il - y_jl <= x_i), round the LP point
@@ -337,8 +337,8 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     elif options.profiles and prof is not None and _HAVE_NUMBA and (time_left is None or time_left > 0):
         race = ProfileRace(grid, problem, state)
     if isinstance(race, ShapeRace):
-        # most such instances take the shape search a fraction of a second:
-        # no LP is built for them
+        # an instance the search proves within its head start (_SHAPE_FIRST)
+        # needs no LP
         wait = _SHAPE_FIRST if time_left is None else min(_SHAPE_FIRST, time_left / 2)
         if race.proven.wait(wait):
             state = race.join(state, problem, extra, options.verbose)

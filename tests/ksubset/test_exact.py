@@ -211,8 +211,8 @@ def test_profile_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
 
 @pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
 def test_shape_search_proves_before_the_lp_is_built():
-    # 16 x 16 half free, k = 32: the LP needs three rounds of seconds each;
-    # the shape search proves the optimum within its head start
+    # 16 x 16 half free, k = 32: the LP needs three rounds; the shape
+    # search proves the optimum within its head start
     threads = threading.active_count()
     a = exact(half_free_mesh(16, 16, seed=1), 32)
     assert a.status == "optimal" and a.objective == 2425  # proven by the LP alone as well (docs/benchmarks.md)
