@@ -324,6 +324,62 @@ def _balance(free, chosen, B, ys, lo, hi):  # pragma: no cover - compiled by num
     return dlo, dhi
 
 
+@njit(cache=True)
+def _spread_ok(free, chosen, A, xs, lo, hi, m):  # pragma: no cover - compiled by numba when installed
+    """Whether the m points still to place can sit in columns between the
+    free cells each row of lo..hi leaves out, as the swap condition in x
+    wants of an optimal set.
+
+    In row y let the chosen cells run from cl to cr, and vl < cl, vr > cr
+    be the nearest free cells left out (every point still to place lies
+    strictly between them).  Swapping cr for vl changes W by
+    ``A(vl) - A(cr) - (cr - vl)``, and the points r still to place add
+    ``m (cr - vl) - 2 E_L`` to A(vl) - A(cr), with E_L = sum over r of
+    max(0, cr - r_x); so ``E_L <= G_L = (A_P(vl) - A_P(cr) + (m - 1) (cr -
+    vl)) / 2`` with A_P over the points placed, and likewise
+    E_R = sum of max(0, r_x - cl) <= G_R.  Every point adds at least
+    cr' - cl'' to E_L at cr' plus E_R at cl'' (cr' >= cl''), so
+    ``G_L(row 1) + G_R(row 2) >= m (cr_1 - cl_2)`` for every two rows."""
+    q, p = free.shape
+    n = hi - lo + 1
+    gl = np.full(n, math.inf)  # G_L of each row and its cr
+    gr = np.full(n, math.inf)
+    at_r = np.zeros(n)
+    at_l = np.zeros(n)
+    for i in range(n):
+        y = lo + i
+        cl, cr = -1, -1
+        for x in range(p):
+            if chosen[y, x]:
+                if cl < 0:
+                    cl = x
+                cr = x
+        if cl < 0:
+            continue
+        for x in range(cl - 1, -1, -1):
+            if free[y, x]:  # left out: the chosen cells are a run of free cells
+                gl[i] = (A[x] - A[cr] + (m - 1) * (xs[cr] - xs[x])) / 2
+                at_r[i] = xs[cr]
+                break
+        for x in range(cr + 1, p):
+            if free[y, x]:
+                gr[i] = (A[x] - A[cl] + (m - 1) * (xs[x] - xs[cl])) / 2
+                at_l[i] = xs[cl]
+                break
+    for i in range(n):
+        if gl[i] < -1e-9 or gr[i] < -1e-9:
+            return False
+    for i in range(n):
+        if gl[i] == math.inf:
+            continue
+        for j in range(n):
+            if gr[j] == math.inf or at_r[i] < at_l[j]:
+                continue
+            if gl[i] + gr[j] < m * (at_r[i] - at_l[j]) - 1e-9:
+                return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma: no cover
     """The search of the module notes below ``target``; returns (best W or
@@ -507,7 +563,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
             sdlo[d] = max(dlo, sdlo[d - 1] + shift * cnt)
             sdhi[d] = min(dhi, sdhi[d - 1] + shift * cnt)
             alo, ahi = _above(sdlo[d], sdhi[d], m)
-            if alo > ahi:  # no set below is optimal: no move from here
+            if alo > ahi or not _spread_ok(free, chosen, A, xs, lo, hi, m):  # no set below is optimal
                 nopt[d] = 0
                 cur[d] = 0
                 continue

@@ -21,7 +21,7 @@ from ksubset_truth import naive_weight, optimal_subsets, optimum
 from optalloc.bench import half_free_mesh
 from optalloc.ksubset import exact, shape_search
 from optalloc.ksubset._boxsearch import AVAILABLE as COMPILED
-from optalloc.ksubset._shapesearch import _balance, _box_table, _rest, shape_grid, shape_search_grid
+from optalloc.ksubset._shapesearch import _balance, _box_table, _rest, _spread_ok, shape_grid, shape_search_grid
 
 
 def random_cells(rng, rows, cols, share, spread=1):
@@ -127,8 +127,8 @@ def _state_after(pts, sub, rows_placed):
 def test_bound_on_the_rest_never_cuts_an_optimal_set():
     # for every optimal set, after each prefix of its rows in potential order,
     # the balance of the points left above and below is within the bounds
-    # of _balance, and W(placed) + the bound on the rest (told how many lie
-    # above) is at most the optimum
+    # of _balance, their spread in x passes _spread_ok, and W(placed) + the
+    # bound on the rest (told how many lie above) is at most the optimum
     rng = np.random.default_rng(3)
     for _ in range(120):
         pts = random_cells(rng, int(rng.integers(2, 6)), int(rng.integers(2, 6)), rng.uniform(0.4, 1.0))
@@ -162,6 +162,8 @@ def test_bound_on_the_rest_never_cuts_an_optimal_set():
                     chosen[np.searchsorted(g.ys, y), np.searchsorted(g.xs, x)] = 1
                 dlo, dhi = _balance(g.free.astype(np.int8), chosen, Bp, g.ys, lo, hi)
                 assert dlo <= d_true <= dhi, (pts.tolist(), k, sub, depth)
+                A_full = np.array([np.abs(x - placed[:, 0]).sum() for x in g.xs])
+                assert _spread_ok(g.free.astype(np.int8), chosen, A_full, g.xs, lo, hi, m), (pts.tolist(), k, sub, depth)
                 bound = _rest(g.free.astype(np.int8), g.xs, g.ys, A, Bp, lo, hi, l, u, m,
                               rowpref, colpref, plane, math.inf, np.zeros(p, np.int64), np.zeros(q, np.int64),
                               np.zeros(p * q + 1), np.zeros(k + 1), np.zeros(k + 1), above, above)
