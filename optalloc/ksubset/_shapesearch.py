@@ -42,7 +42,10 @@ left, and the 1D optima of the two axes (an optimal choice on a line is a
 run of consecutive points, SAND2003 sec. 4).  The swap condition bounds a
 too: a column's chosen cells and the free cells it leaves out in S's rows
 fix how B may change between them, and the points still to place change
-it by (2a - m) times their distance (:func:`_balance`).
+it by (2a - m) times their distance (:func:`_balance`); in a row, the
+free cells left out either side of the chosen run bound how far the
+points still to place may spread left and right of it
+(:func:`_spread_ok`).
 
 Only sets of W at most a target are sought, and the target drops below
 each set found, so a search that ends proves its best set optimal (or the
