@@ -293,6 +293,18 @@ def _above(dlo, dhi, m):  # pragma: no cover - compiled by numba when installed
 
 
 @njit(cache=True)
+def _ends(line):  # pragma: no cover - compiled by numba when installed
+    """The first and last places of ``line`` that hold a chosen cell (-1, -1: none)."""
+    first, last = -1, -1
+    for t in range(len(line)):
+        if line[t]:
+            if first < 0:
+                first = t
+            last = t
+    return first, last
+
+
+@njit(cache=True)
 def _balance(free, chosen, B, ys, lo, hi):  # pragma: no cover - compiled by numba when installed
     """Bounds on d = (points still to place above the rows lo..hi) - (those
     below) in every optimal set that holds the cells ``chosen`` of those
@@ -308,14 +320,10 @@ def _balance(free, chosen, B, ys, lo, hi):  # pragma: no cover - compiled by num
     bottom chosen cell (an upper bound)."""
     dlo, dhi = -math.inf, math.inf
     for x in range(free.shape[1]):
-        top, bot = -1, -1
-        for y in range(lo, hi + 1):
-            if chosen[y, x]:
-                if top < 0:
-                    top = y
-                bot = y
+        top, bot = _ends(chosen[lo : hi + 1, x])
         if top < 0:
             continue
+        top, bot = top + lo, bot + lo
         for y in range(bot + 1, hi + 1):
             if free[y, x]:  # chosen cells form a run of free cells: y is left out
                 dlo = max(dlo, 1.0 - (B[y] - B[top]) / (ys[y] - ys[top]) - 1e-9)
@@ -351,12 +359,7 @@ def _spread_ok(free, chosen, A, xs, lo, hi, m):  # pragma: no cover - compiled b
     at_l = np.zeros(n)
     for i in range(n):
         y = lo + i
-        cl, cr = -1, -1
-        for x in range(p):
-            if chosen[y, x]:
-                if cl < 0:
-                    cl = x
-                cr = x
+        cl, cr = _ends(chosen[y])
         if cl < 0:
             continue
         for x in range(cl - 1, -1, -1):
