@@ -21,7 +21,8 @@ from ksubset_truth import naive_weight, optimal_subsets, optimum
 from optalloc.bench import half_free_mesh
 from optalloc.ksubset import exact, shape_search
 from optalloc.ksubset._boxsearch import AVAILABLE as COMPILED
-from optalloc.ksubset._shapesearch import _balance, _box_table, _rest, _spread_ok, shape_grid, shape_search_grid
+from optalloc.ksubset._shapebounds import _balance, _box_table, _rest, _spread_ok
+from optalloc.ksubset._shapesearch import shape_grid, shape_search_grid
 
 
 def random_cells(rng, rows, cols, share, spread=1):
