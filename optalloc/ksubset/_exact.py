@@ -332,10 +332,11 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
                               f"{problem.rel_gap:g}", extra, bound=state.lb)
     race = None
     time_left = problem.time_left()
-    if shapes is not None and (time_left is None or time_left > 0):
-        race = ShapeRace(shapes, problem, state)
-    elif options.profiles and prof is not None and _HAVE_NUMBA and (time_left is None or time_left > 0):
-        race = ProfileRace(grid, problem, state)
+    if time_left is None or time_left > 0:
+        if shapes is not None:
+            race = ShapeRace(shapes, problem, state)
+        elif options.profiles and prof is not None and _HAVE_NUMBA:
+            race = ProfileRace(grid, problem, state)
     if isinstance(race, ShapeRace):
         # an instance the search proves within its head start (_SHAPE_FIRST)
         # needs no LP

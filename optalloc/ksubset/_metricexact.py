@@ -327,10 +327,7 @@ class TorusRace(ProfileRace):
         self.result = torus_profile_search(problem.pts, problem.k, *axes, ub, deadline=self.deadline)
         self.seconds = time.perf_counter() - self.started
         if self.result[2] is not None:  # finished: its best set, or the incumbent, is optimal
-            self.proven.set()
-            lp = self.lp
-            if lp is not None:
-                lp.h.cancelSolve()
+            self.prove()
 
     def join(self, state: Bracket, problem: MetricProblem, extra: dict, verbose: bool) -> Bracket:
         """Stop the search and take its set and bound into ``state`` (once)."""

@@ -50,10 +50,14 @@ class ProfileRace:
         self.result = (value, idx, lower)
         self.seconds = time.perf_counter() - self.started
         if self.closed(lower, ub if value is None else value):
-            self.proven.set()
-            lp = self.lp
-            if lp is not None:
-                lp.h.cancelSolve()
+            self.prove()
+
+    def prove(self) -> None:
+        """Mark the answer proven and cancel the LP being watched."""
+        self.proven.set()
+        lp = self.lp
+        if lp is not None:
+            lp.h.cancelSolve()
 
     def watch(self, lp: _PairLP) -> None:
         """Let the search cancel ``lp`` (from now on) when it proves."""
@@ -102,7 +106,4 @@ class ShapeRace(ProfileRace):
         self.result = (value if found else None, idx, lower)
         self.seconds = time.perf_counter() - self.started
         if complete:
-            self.proven.set()
-            lp = self.lp
-            if lp is not None:
-                lp.h.cancelSolve()
+            self.prove()

@@ -67,6 +67,7 @@ from ._shapebounds import _above, _balance, _box_table, _rest, _spread_ok
 
 __all__ = ["ShapeGrid", "shape_grid", "shape_search", "shape_search_grid"]
 
+
 class ShapeGrid(NamedTuple):
     """2D lattice points on their grid of distinct coordinates."""
 
@@ -88,6 +89,22 @@ def shape_grid(points) -> ShapeGrid | None:
     index = np.full((len(ys), len(xs)), -1, dtype=np.int64)
     index[yi, xi] = np.arange(len(pts))
     return ShapeGrid(index >= 0, xs.astype(float), ys.astype(float), index)
+
+
+@njit(cache=True)
+def _place(free, xs, ys, y, a, b, on, chosen, A, B):  # pragma: no cover - compiled by numba when installed
+    """Put the free cells of row y in columns a..b into the set (``on`` 1)
+    or take them out (0): ``chosen`` and the potentials A and B follow."""
+    sign = 1.0 if on else -1.0
+    cnt = 0
+    for x in range(a, b + 1):
+        if free[y, x]:
+            chosen[y, x] = on
+            cnt += 1
+            for z in range(len(A)):
+                A[z] += sign * abs(xs[z] - xs[x])
+    for z in range(len(B)):
+        B[z] += sign * cnt * abs(ys[z] - ys[y])
 
 
 @njit(cache=True, nogil=True)
@@ -226,14 +243,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                 d -= 1
                 if d >= 0:  # undo the move that led to depth d + 1
                     i = cur[d] - 1
-                    y = oy[d, i]
-                    for x in range(oa[d, i], ob[d, i] + 1):
-                        if free[y, x]:
-                            chosen[y, x] = 0
-                            for z in range(p):
-                                A[z] -= abs(xs[z] - xs[x])
-                            for z in range(q):
-                                B[z] -= abs(ys[z] - ys[y])
+                    _place(free, xs, ys, oy[d, i], oa[d, i], ob[d, i], 0, chosen, A, B)
                 continue
             i = cur[d]
             cur[d] += 1
@@ -255,13 +265,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                     if free[y, x]:
                         best[y, x] = 1
                 continue
-            for x in range(a, b + 1):
-                if free[y, x]:
-                    chosen[y, x] = 1
-                    for z in range(p):
-                        A[z] += abs(xs[z] - xs[x])
-                    for z in range(q):
-                        B[z] += abs(ys[z] - ys[y])
+            _place(free, xs, ys, y, a, b, 1, chosen, A, B)
             lo = min(slo[d], y) if d > 0 else y
             hi = max(shi[d], y) if d > 0 else y
             d += 1
