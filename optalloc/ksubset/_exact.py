@@ -88,6 +88,9 @@ _PROFILE_COUNTS = ((1700, 3.0),)
 _SHAPE_GAP = 0.05
 #: seconds the shape search runs alone before the LP is built beside it
 _SHAPE_FIRST = 0.5
+#: swap descents from this many of Gen-Alg's lightest centre sets give the
+#: first incumbent (beside MM+Inc)
+_DESCENTS = 16
 #: a partition table beyond the cached ones is scored when the bounds are
 #: this close and this many seconds are left
 _LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.05, 5.0
@@ -284,7 +287,7 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
 
 
     pts, k = problem.pts, problem.k
-    heur = [mm_inc(pts, k), gen_alg(pts, k)]
+    heur = [mm_inc(pts, k), gen_alg(pts, k, descents=_DESCENTS)]
     best = min(heur, key=lambda r: r.objective)
     inc_idx, ub = best.indices, best.objective
     # each heuristic's bound already holds the neighbour and town bounds and

@@ -8,6 +8,7 @@ import numpy as np
 
 from ._bounds import heuristic_bound
 from ._common import (
+    as_int,
     distance_dtype,
     k_nearest,
     l1_to_all,
@@ -51,14 +52,16 @@ def _centre_block(axes: list[np.ndarray], lo: int, hi: int) -> np.ndarray:
     return np.stack([axes[a][idx[a]] for a in range(len(axes))], axis=1)
 
 
-def _best_of_centres(points, k, centre_blocks):
+def _best_of_centres(points, k, centre_blocks, keep: int = 0):
     """Evaluate the k nearest points of every centre; keep the lightest set.
 
-    Returns (best set, its W, index of its centre, number of centres).
-    Ties between centres go to the first centre in the given order.
+    Returns (best set, its W, index of its centre, number of centres, the
+    ``keep`` lightest sets as rows, lightest first).  Ties between centres
+    go to the first centre in the given order.
     """
     pts = distance_dtype(points)
     best_w, best_set, best_c, seen = np.inf, None, -1, 0
+    top_w, top = np.zeros(0), np.zeros((0, k), dtype=np.int64)
     for centres in centre_blocks:
         d = l1_to_all(pts, centres.astype(pts.dtype, copy=False))
         sets = k_nearest(d, k)
@@ -66,8 +69,12 @@ def _best_of_centres(points, k, centre_blocks):
         i = int(np.argmin(w))
         if w[i] < best_w:
             best_w, best_set, best_c = float(w[i]), sets[i].copy(), seen + i
+        if keep:
+            top_w, top = np.concatenate([top_w, w]), np.concatenate([top, sets])
+            order = np.argsort(top_w, kind="stable")[:keep]
+            top_w, top = top_w[order], top[order]
         seen += len(centres)
-    return best_set, best_w, best_c, seen
+    return best_set, best_w, best_c, seen, top
 
 
 def mm(points, k):
@@ -122,7 +129,7 @@ def mm(points, k):
     axes, total = _grid_centres(pts)
     step = max(1, _BLOCK // n)
     blocks = (_centre_block(axes, lo, min(total, lo + step)) for lo in range(0, total, step))
-    best_set, best_w, best_c, seen = _best_of_centres(pts, k, blocks)
+    best_set, best_w, best_c, seen, _ = _best_of_centres(pts, k, blocks)
     centre = _centre_block(axes, best_c, best_c + 1)[0]
     g = mm_guarantee(d, k)
     bound = max(heuristic_bound(pts, k), best_w / g)
@@ -137,7 +144,7 @@ def mm(points, k):
     )
 
 
-def gen_alg(points, k):
+def gen_alg(points, k, *, descents: int = 0):
     """Gen-Alg: MM restricted to centres at the input points themselves.
 
     Around every input point take its k nearest input points (itself
@@ -147,13 +154,19 @@ def gen_alg(points, k):
     ----------
     points : array_like, shape (n, d)
     k : int
+    descents : int, default 0
+        Also run the swap descent of :func:`mm_inc` from the sets of this
+        many centres, the lightest first, and return the lightest set
+        found.  W only drops, so the guarantee stands.
 
     Returns
     -------
     Result
         ``guarantee = 2 - 2/k``; ``bound`` as for :func:`mm`;
         ``extra["centre"]`` is the winning centre (coordinates) and
-        ``extra["centre_index"]`` its row in ``points``.
+        ``extra["centre_index"]`` its row in ``points``; with
+        ``descents``, ``extra["gen_alg_objective"]`` is the W of
+        Gen-Alg's own set.
 
     Notes
     -----
@@ -175,12 +188,22 @@ def gen_alg(points, k):
     pts = validate_points(points)
     n = len(pts)
     k = validate_k(k, n)
+    descents = as_int(descents, "descents")
+    if descents < 0:
+        raise ValueError(f"`descents` must be at least 0, got {descents}")
     step = max(1, _BLOCK // n)
     blocks = (pts[lo : lo + step] for lo in range(0, n, step))
-    best_set, best_w, best_c, _ = _best_of_centres(pts, k, blocks)
+    best_set, best_w, best_c, _, top = _best_of_centres(pts, k, blocks, keep=descents)
     g = gen_alg_guarantee(k)
     bound = max(heuristic_bound(pts, k), best_w / g)
     extra = {"centre": pts[best_c].tolist(), "centre_index": best_c}
+    if descents:
+        extra["gen_alg_objective"] = best_w
+        for rows in top:
+            chosen, _ = swap_descent(pts, rows)
+            w = float(weights_of_sets(pts, chosen[None])[0])
+            if w < best_w:
+                best_w, best_set = w, chosen
     return make_result(pts, best_set, method="gen-alg", start=start, guarantee=g, bound=bound, extra=extra)
 
 

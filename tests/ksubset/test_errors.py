@@ -313,6 +313,17 @@ def test_mm_inc_bad_max_swaps(max_swaps, message):
         solve(MESH, 2, method="mm-inc", max_swaps=max_swaps)
 
 
+@pytest.mark.parametrize(
+    "descents, message",
+    [(-1, r"`descents` must be at least 0"), (1.5, r"`descents` must be an integer"),
+     ("4", r"`descents` must be an integer")],
+    ids=repr,
+)  # fmt: skip
+def test_gen_alg_bad_descents(descents, message):
+    with pytest.raises(ValueError, match=message):
+        solve(MESH, 2, method="gen-alg", descents=descents)
+
+
 # ---------------------------------------------------------------------------
 # weight
 

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ksubset_truth import as_rows, at_most, close, l1, optimum
+from ksubset_truth import as_rows, at_most, close, l1, naive_weight, optimum
 
-from optalloc.ksubset import axis_bound, box_bound, lower_bound, neighbour_bound, solve, town_bound
+from optalloc.ksubset import axis_bound, box_bound, gen_alg, lower_bound, neighbour_bound, solve, town_bound
 
 # Derandomised (fixed examples, no example database written to disk) so the
 # suite is reproducible; 60 examples of n <= 9 take about half a second.
@@ -177,3 +177,21 @@ def test_mm_no_worse_than_gen_alg(case):
     # centres, and both take the same k nearest around a common centre.
     pts, k = case
     assert at_most(solve(pts, k, method="mm").objective, solve(pts, k, method="gen-alg").objective)
+
+
+@PROPERTY
+@given(case=point_sets(), descents=st.integers(1, 9))
+def test_gen_alg_descents(case, descents):
+    # the lightest set of the descents: within the guarantee, no heavier than
+    # Gen-Alg's own set, and no single swap lowers its W
+    pts, k = case
+    plain = gen_alg(pts, k)
+    res = gen_alg(pts, k, descents=descents)
+    check_chain(res, optimum(pts, k))
+    assert at_most(res.objective, plain.objective)
+    assert close(res.extra["gen_alg_objective"], plain.objective)
+    chosen = set(res.indices.tolist())
+    for u in chosen:
+        for v in set(range(len(pts))) - chosen:
+            swapped = sorted(chosen - {u} | {v})
+            assert at_most(res.objective, naive_weight(as_rows(pts)[swapped]))
