@@ -61,15 +61,18 @@ _BETA = 0.6
 class StarBound(NamedTuple):
     """What :func:`star_bound` returns: the best proven bound, the points
     no set below ``cutoff`` contains (a boolean mask; none without a
-    cutoff), the ascent steps taken, and the lightest set among the
+    cutoff), the ascent steps taken, the lightest set among the
     stars' choices (its W and indices; inf and None when none beat
-    ``upper``)."""
+    ``upper``), and the stars' values at the best step (``values[i]``:
+    what point i pays at least for its partners, so that every k-set
+    weighs at least the sum of its points' values; None without a step)."""
 
     value: float
     excluded: np.ndarray
     steps: int
     found: float = np.inf
     indices: np.ndarray | None = None
+    values: np.ndarray | None = None
 
 
 class _Triangles(NamedTuple):
@@ -297,7 +300,7 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
         others = np.where(rank < k - 1, low - best_v + kth, low)  # i among the k - 1: replace it by the k-th
         # a margin for the rounding of the sums (the A terms cancel only up to it)
         excluded = best_v + others > cutoff + _SLACK * max(1.0, abs(cutoff))
-    return StarBound(float(best) - _SLACK * max(1.0, abs(best)), excluded, step, found, found_idx)
+    return StarBound(float(best) - _SLACK * max(1.0, abs(best)), excluded, step, found, found_idx, best_v)
 
 
 class StarRace:

@@ -60,6 +60,11 @@ def check_many(count, seed, steps):
             assert len(set(res.indices.tolist())) == k
             assert abs(dist[np.ix_(res.indices, res.indices)].sum() / 2 - res.found) <= 1e-9 * max(1.0, opt)
             assert res.found >= opt - 1e-9 * max(1.0, opt)
+        # every k-set weighs at least the sum of its points' values, and the
+        # bound is the sum of the k least
+        if res.values is not None:
+            assert (member @ res.values <= w + 1e-7 * max(1.0, opt)).all(), (pts.tolist(), k)
+            assert abs(np.sort(res.values)[:k].sum() - res.value) <= 1e-6 * max(1.0, opt)
         # an excluded point is in no set at or below the cutoff
         light = member[w <= cutoff + 1e-9]
         assert not (light[:, res.excluded]).any(), (pts.tolist(), k, cutoff)
