@@ -355,6 +355,8 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     star = None
     if options.star and len(pts) >= STAR_MIN_POINTS and (time_left is None or time_left > 0):
         star = StarRace(problem, state)
+        if isinstance(race, ShapeRace):  # the stars' values bound the shape search too
+            star.feed(race)
     try:
         return _cut_loop(problem, options, state, extra, race, progress, star)
     finally:

@@ -99,11 +99,45 @@ class ShapeRace(ProfileRace):
 
     label, phase = "shape search", "shapes"
 
+    def __init__(self, grid: ShapeGrid, problem: ExactProblem, state: Bracket):
+        # the deadline of the current attempt, which offer() moves to now;
+        # the values the next attempt bounds with
+        self.attempt, self.pending, self.restarts = np.array([math.inf]), None, 0
+        super().__init__(grid, problem, state)
+
+    def offer(self, values: np.ndarray) -> None:
+        """Start again, bounding with ``values`` too (values such that every
+        k-set weighs at least the sum of its points' values: the star
+        bound's, :meth:`._star.StarRace.feed`)."""
+        self.pending = values
+        self.attempt[0] = -math.inf
+
+    def finish(self):
+        self.attempt[0] = -math.inf
+        return super().finish()
+
+    def join(self, state: Bracket, problem: ExactProblem, extra: dict, verbose: bool) -> Bracket:
+        if not self.joined:
+            extra["shape_restarts"] = self.restarts
+        return super().join(state, problem, extra, verbose)
+
     def _run(self, grid, k, ub, lb):
-        value, idx, complete = shape_search_grid(grid, k, ub - 1.0, deadline=self.deadline)
-        found = value < math.inf
-        lower = (value if found else ub) if complete else -math.inf
-        self.result = (value if found else None, idx, lower)
+        best, best_idx, values = math.inf, None, None
+        while True:
+            self.attempt = np.array([self.deadline[0]])
+            if self.pending is not None:  # offered while the last attempt was set up
+                values, self.pending = self.pending, None
+            target = min(ub, best) - 1.0
+            value, idx, complete = shape_search_grid(grid, k, target, deadline=self.attempt, values=values)
+            if value < best:
+                best, best_idx = value, idx
+            if complete or self.pending is None or time.perf_counter() > self.deadline[0]:
+                break
+            values, self.pending = self.pending, None
+            self.restarts += 1
+        found = best < math.inf
+        lower = (best if found else ub) if complete else -math.inf
+        self.result = (best if found else None, best_idx, lower)
         self.seconds = time.perf_counter() - self.started
         if complete:
             self.prove()

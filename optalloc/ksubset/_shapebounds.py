@@ -312,3 +312,65 @@ def _spread_ok(free, chosen, A, xs, lo, hi, m):  # pragma: no cover - compiled b
             if gl[i] + gr[j] < m * (at_r[i] - at_l[j]) - 1e-9:
                 return False
     return True
+
+
+@njit(cache=True)
+def _value_tables(free, v, depth):  # pragma: no cover - compiled by numba when installed
+    """``(top, bot)``: ``top[r, l, u, j]`` is the sum of the j least ``v``
+    over the free cells of rows < r in columns l..u, ``bot[r, l, u, j]``
+    over rows >= r, for j <= depth (inf where fewer cells)."""
+    q, p = free.shape
+    top = np.full((q + 1, p, p, depth + 1), math.inf)
+    bot = np.full((q + 1, p, p, depth + 1), math.inf)
+    least = np.zeros(depth)
+    for l in range(p):
+        for u in range(l, p):
+            for side in range(2):
+                out = top if side == 0 else bot
+                n = 0
+                for step in range(q + 1):
+                    r = step if side == 0 else q - step
+                    total = 0.0
+                    out[r, l, u, 0] = 0.0
+                    for j in range(n):
+                        total += least[j]
+                        out[r, l, u, j + 1] = total
+                    if step == q:
+                        break
+                    y = step if side == 0 else q - 1 - step
+                    for x in range(l, u + 1):
+                        if not free[y, x]:
+                            continue
+                        val = v[y, x]
+                        if n == depth and val >= least[depth - 1]:
+                            continue
+                        i = n if n < depth else depth - 1
+                        while i > 0 and least[i - 1] > val:
+                            least[i] = least[i - 1]
+                            i -= 1
+                        least[i] = val
+                        if n < depth:
+                            n += 1
+    return top, bot
+
+
+@njit(cache=True)
+def _value_rest(top, bot, lo, hi, l, u, m, alo, ahi):  # pragma: no cover - compiled by numba when installed
+    """Least sum of the values of m points in columns l..u, a of them in
+    the rows above lo and m - a below hi, over a in [alo, ahi]; past the
+    tables' depth each further point costs the last value tabled."""
+    depth = top.shape[3] - 1
+    best = math.inf
+    for a in range(max(alo, 0), min(ahi, m) + 1):
+        s = _tabled(top, lo, l, u, a, depth) + _tabled(bot, hi + 1, l, u, m - a, depth)
+        if s < best:
+            best = s
+    return best
+
+
+@njit(cache=True)
+def _tabled(t, r, l, u, j, depth):  # pragma: no cover - compiled by numba when installed
+    if j <= depth or t[r, l, u, depth] == math.inf:
+        return t[r, l, u, min(j, depth)] if j <= depth else math.inf
+    last = t[r, l, u, depth] - t[r, l, u, depth - 1]
+    return t[r, l, u, depth] + (j - depth) * last

@@ -63,9 +63,14 @@ import numpy as np
 from .._jit import njit
 from ._common import as_int, distinct_lattice, validate_k, validate_points, validate_positive
 from ._profilesearch import _now, deadline_array
-from ._shapebounds import _above, _balance, _box_table, _rest, _spread_ok
+from ._shapebounds import _above, _balance, _box_table, _rest, _spread_ok, _value_rest, _value_tables
 
 __all__ = ["ShapeGrid", "shape_grid", "shape_search", "shape_search_grid"]
+
+#: the tables of least values (``values`` of :func:`shape_search_grid`)
+#: hold sums of up to this many points; beyond, each further point costs
+#: the last value tabled
+_VALUE_DEPTH = 64
 
 
 class ShapeGrid(NamedTuple):
@@ -108,10 +113,15 @@ def _place(free, xs, ys, y, a, b, on, chosen, A, B):  # pragma: no cover - compi
 
 
 @njit(cache=True, nogil=True)
-def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma: no cover
+def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best, vals, vtop, vbot):  # pragma: no cover
     """The search of the module notes below ``target``; returns (best W or
-    inf, nodes, complete) and the best set in ``best``."""
+    inf, nodes, complete) and the best set in ``best``.  With ``vtop`` of
+    more than one row, ``vals`` (values per cell) and their tables bound
+    every set below a node too."""
     q, p = free.shape
+    use_v = vtop.shape[0] > 1
+    # the values' sums hold up to rounding (see _star)
+    vslack = 1e-7 * max(1.0, abs(target)) if target < math.inf else 0.0
     rowpref = np.zeros((q, p + 1), dtype=np.int64)  # free cells of row y in columns < x
     for y in range(q):
         for x in range(p):
@@ -129,6 +139,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
     ol = np.zeros((q + 1, width), dtype=np.int64)
     ou = np.zeros((q + 1, width), dtype=np.int64)
     ow = np.zeros((q + 1, width))
+    ov = np.zeros((q + 1, width))  # the values of the points placed after it
     nopt = np.zeros(q + 1, dtype=np.int64)
     cur = np.zeros(q + 1, dtype=np.int64)
     # the state at each depth: rows lo..hi placed, interval [l, u], m left,
@@ -139,6 +150,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
     su = np.zeros(q + 1, dtype=np.int64)
     sm = np.zeros(q + 1, dtype=np.int64)
     sw = np.zeros(q + 1)
+    sv = np.zeros(q + 1)
     sup = np.zeros(q + 1, dtype=np.bool_)
     sa = np.zeros(q + 1, dtype=np.int64)
     sb = np.zeros(q + 1, dtype=np.int64)
@@ -162,7 +174,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
     nodes = 0
     for first in range(q):  # the row of least B
         d = 0
-        slo[0], shi[0], sl[0], su[0], sm[0], sw[0] = first, first - 1, 0, p - 1, k, 0.0
+        slo[0], shi[0], sl[0], su[0], sm[0], sw[0], sv[0] = first, first - 1, 0, p - 1, k, 0.0, 0.0
         sdlo[0], sdhi[0] = -math.inf, math.inf
         expand = True
         while d >= 0:
@@ -207,9 +219,11 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                                      cc, rc, buf, up, dn, alo, ahi) <= target:
                             i = nopt[d]
                             oy[d, i], oa[d, i], ob[d, i], ol[d, i], ou[d, i], ow[d, i] = y, 1, 0, gl, gu, w
+                            ov[d, i] = sv[d]
                             nopt[d] += 1
                     for a in range(t):
                         add = 0.0
+                        vadd = sv[d]
                         for x in range(p):
                             A2[x] = A[x]
                         for b in range(a, t):
@@ -220,6 +234,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                             for s in range(a, b):
                                 add += xb - xs[cells[s]]
                             add += A[cells[b]] + B[y]
+                            vadd += vals[y, cells[b]]
                             for x in range(p):
                                 A2[x] += abs(xs[x] - xb)
                             nl = cells[a - 1] + 1 if a > 0 else l
@@ -233,11 +248,15 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
                                 for z in range(q):
                                     B2[z] = B[z] + cnt * abs(ys[z] - ys[y])
                                 alo, ahi = _above(sdlo[d] + shift * cnt, sdhi[d] + shift * cnt, m - cnt)
+                                if use_v and vadd + _value_rest(vtop, vbot, nlo, nhi, nl, nu, m - cnt, alo,
+                                                                ahi) > target + vslack:
+                                    continue
                                 if nw + _rest(free, xs, ys, A2, B2, nlo, nhi, nl, nu, m - cnt, rowpref, colpref,
                                               plane, target - nw, cc, rc, buf, up, dn, alo, ahi) > target:
                                     continue
                             i = nopt[d]
                             oy[d, i], oa[d, i], ob[d, i], ol[d, i], ou[d, i], ow[d, i] = y, cells[a], cells[b], nl, nu, nw
+                            ov[d, i] = vadd
                             nopt[d] += 1
             if cur[d] >= nopt[d]:
                 d -= 1
@@ -270,6 +289,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
             hi = max(shi[d], y) if d > 0 else y
             d += 1
             slo[d], shi[d], sl[d], su[d], sm[d], sw[d] = lo, hi, ol[d - 1, i], ou[d - 1, i], m, ow[d - 1, i]
+            sv[d] = ov[d - 1, i]
             sup[d] = d > 1 and y < slo[d - 1]
             sa[d], sb[d] = a, b
             shift = -1.0 if sup[d] else 1.0
@@ -286,17 +306,29 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best):  # pragma
 
 
 def shape_search_grid(grid: ShapeGrid, k: int, target: float, *, node_limit: int = 10**12,
-                      time_limit: float | None = None, deadline=None):
+                      time_limit: float | None = None, deadline=None, values=None):
     """The least W of k points of ``grid`` (at most ``target``): returns
     ``(value, indices, complete)``, value inf and indices None when no set
     of W <= target was found; ``complete`` when the search ended, so that
-    no set of W <= target (or below the value) exists."""
+    no set of W <= target (or below the value) exists.
+
+    ``values`` (one per point, in the order of ``grid.index``): values
+    such that every k-set weighs at least the sum of its points' values
+    (:attr:`._star.StarBound.values`); they bound the sets below each node
+    too."""
     q, p = grid.free.shape
     plane = _box_table(p, q, int(k))
     best = np.zeros((q, p), dtype=np.int8)
     deadline = deadline_array(time_limit, deadline)
-    value, _, complete = _shapes(grid.free.astype(np.int8), grid.xs, grid.ys, int(k), plane, float(target),
-                                 int(node_limit), deadline, best)
+    free = grid.free.astype(np.int8)
+    if values is None:
+        vals, vtop, vbot = np.zeros((1, 1)), np.zeros((1, 1, 1, 1)), np.zeros((1, 1, 1, 1))
+    else:
+        vals = np.zeros((q, p))
+        vals[grid.free] = np.asarray(values, dtype=float)[grid.index[grid.free]]
+        vtop, vbot = _value_tables(free, vals, max(1, min(int(k), _VALUE_DEPTH)))
+    value, _, complete = _shapes(free, grid.xs, grid.ys, int(k), plane, float(target), int(node_limit), deadline,
+                                 best, vals, vtop, vbot)
     if value == math.inf:
         return math.inf, None, bool(complete)
     return float(value), np.sort(grid.index[best.astype(bool)]), bool(complete)

@@ -56,6 +56,9 @@ _THETA, _STALL = 1.0, 200
 #: deflection: each step goes along the subgradient plus this share of the
 #: last direction (0: plain subgradient steps); tuned on seeds 0-4
 _BETA = 0.6
+#: seconds of ascent before its values are first offered to a search
+#: (:meth:`StarRace.feed`)
+_FEED_FIRST = 2.0
 
 
 class StarBound(NamedTuple):
@@ -192,7 +195,8 @@ def _merge(tri: _Triangles, new: np.ndarray, n: int, most: int) -> _Triangles:
 
 def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: float | None = None,
                steps: int = 300, seconds: float | None = None, deadline: np.ndarray | None = None,
-               triangles: bool = True, enough: float | None = None, integral: bool = False) -> StarBound:
+               triangles: bool = True, enough: float | None = None, integral: bool = False,
+               publish=None) -> StarBound:
     """The star bound of the distance matrix ``dist`` for k-sets, raised by
     at most ``steps`` subgradient steps (and ``seconds``; None: no clock;
     ``deadline``, a one-element array of :func:`time.perf_counter` time
@@ -206,7 +210,8 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     The ascent also stops once the bound passes ``enough`` (the value
     that proves the incumbent optimal, say), or proves the lightest set
     it found optimal (``integral``: W is an integer, a bound above W - 1
-    does).
+    does).  ``publish(values, bound)`` (optional) is called at each new
+    best step with the stars' values then (see :class:`StarBound`).
     """
     dist = np.asarray(dist, dtype=float)
     n = len(dist)
@@ -229,6 +234,8 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
         value = bound_of(v, k)
         if best_v is None or value > best + 1e-9 * max(1.0, abs(best)):
             best, best_v, stuck = value, v, 0
+            if publish is not None:
+                publish(v, value)
         else:
             stuck += 1
             if stuck >= _STALL:  # halve the step when the bound stops rising
@@ -320,13 +327,37 @@ class StarRace:
         self.integral = problem.integral
         # the least bound that closes the gap (W an integer: above ub - 1)
         self.enough = state.ub - 1 + 1e-6 if problem.integral else state.ub - 1e-9 * max(1.0, state.ub)
+        # a search fed with the stars' values (see feed); when they were last
+        # offered to it, and the gap then
+        self.sink, self.offered, self.offered_gap = None, -math.inf, math.inf
         self.thread = threading.Thread(target=self._run, args=(problem.pts, problem.k, state.ub), daemon=True)
         self.thread.start()
+
+    def feed(self, sink) -> None:
+        """Offer the stars' values to ``sink.offer(values)`` (a search that
+        bounds with them, faster the closer they come to the incumbent) as
+        the ascent goes: after ``_FEED_FIRST`` seconds, then whenever the
+        gap to the incumbent has halved since the last offer (at most one
+        offer a second), and once more when the ascent stalls."""
+        self.sink = sink
+
+    def _publish(self, values, bound) -> None:
+        sink = self.sink
+        if sink is None:
+            return
+        now = time.perf_counter()
+        gap = self.enough - bound
+        if now - self.started >= _FEED_FIRST and now - self.offered >= 1.0 and gap <= self.offered_gap / 2:
+            self.offered, self.offered_gap = now, gap
+            sink.offer(values.copy())
 
     def _run(self, pts, k, ub):
         dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2).astype(float)
         self.result = star_bound(dist, k, upper=ub, steps=STAR_STEPS, deadline=self.deadline, enough=self.enough,
-                                 integral=self.integral)
+                                 integral=self.integral, publish=self._publish)
+        sink = self.sink
+        if sink is not None and self.result.values is not None and self.deadline[0] > time.perf_counter():
+            sink.offer(self.result.values.copy())  # the ascent stalled: its last values
         self.seconds = time.perf_counter() - self.started
         if self.closed(self.result.value, min(ub, self.result.found)):
             self.proven.set()
