@@ -95,7 +95,9 @@ class ProfileRace:
 class ShapeRace(ProfileRace):
     """:func:`._shapesearch.shape_search_grid` on ``grid`` in a thread, as
     :class:`ProfileRace` runs the profile search: it searches below the
-    incumbent, so it proves (or finds a better set) only when it ends."""
+    incumbent, so it proves (or finds a better set) only when it ends.
+    Values offered by the star bound (:meth:`offer`) end the current
+    attempt; the next one bounds with them (``restarts`` counts them)."""
 
     label, phase = "shape search", "shapes"
 

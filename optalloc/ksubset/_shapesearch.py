@@ -47,6 +47,13 @@ distance (:func:`._shapebounds._balance`); in a row, the free cells left
 out either side of the chosen run bound how far the points still to
 place may spread left and right of it (:func:`._shapebounds._spread_ok`).
 
+Given values such that every k-set weighs at least the sum of its
+points' values (a Lagrangian bound's, :class:`._star.StarBound`), a set
+below a node weighs at least the values of its points placed plus the m
+least values in the rows outside S's and the columns of the interval
+(split above and below within the balance's range; tabled per band of
+rows and interval of columns by :func:`._shapebounds._value_tables`).
+
 Only sets of W at most a target are sought, and the target drops below
 each set found, so a search that ends proves its best set optimal (or the
 optimum above the target).  The objective must be an integer, as it is on
