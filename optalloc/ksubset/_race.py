@@ -127,7 +127,7 @@ class ShapeRace(ProfileRace):
         best, best_idx, values = math.inf, None, None
         while True:
             self.attempt = np.array([self.deadline[0]])
-            if self.pending is not None:  # offered while the last attempt was set up
+            if self.pending is not None:  # the values offered last
                 values, self.pending = self.pending, None
             target = min(ub, best) - 1.0
             value, idx, complete = shape_search_grid(grid, k, target, deadline=self.attempt, values=values)
@@ -135,7 +135,6 @@ class ShapeRace(ProfileRace):
                 best, best_idx = value, idx
             if complete or self.pending is None or time.perf_counter() > self.deadline[0]:
                 break
-            values, self.pending = self.pending, None
             self.restarts += 1
         found = best < math.inf
         lower = (best if found else ub) if complete else -math.inf

@@ -2,9 +2,10 @@
 
 Each holds for every optimal set below a node of the search: the cost of
 the points still to place (:func:`_rest`), how many of them lie above the
-rows placed (:func:`_balance`) and how far they spread in x
-(:func:`_spread_ok`).  The module notes of :mod:`._shapesearch` give the
-arguments.
+rows placed (:func:`_balance`), how far they spread in x
+(:func:`_spread_ok`) and, given a Lagrangian bound's values, their least
+values (:func:`_value_tables`, :func:`_value_rest`).  The module notes of
+:mod:`._shapesearch` give the arguments.
 """
 
 from __future__ import annotations
@@ -370,7 +371,11 @@ def _value_rest(top, bot, lo, hi, l, u, m, alo, ahi):  # pragma: no cover - comp
 
 @njit(cache=True)
 def _tabled(t, r, l, u, j, depth):  # pragma: no cover - compiled by numba when installed
-    if j <= depth or t[r, l, u, depth] == math.inf:
-        return t[r, l, u, min(j, depth)] if j <= depth else math.inf
-    last = t[r, l, u, depth] - t[r, l, u, depth - 1]
-    return t[r, l, u, depth] + (j - depth) * last
+    """Entry j of the table ``t`` at (r, l, u), extended past ``depth`` by
+    the last value tabled per further point (inf when the table is)."""
+    if j <= depth:
+        return t[r, l, u, j]
+    full = t[r, l, u, depth]
+    if full == math.inf:
+        return math.inf
+    return full + (j - depth) * (full - t[r, l, u, depth - 1])

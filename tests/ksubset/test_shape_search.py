@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from ksubset_truth import naive_weight, optimal_subsets, optimum
 
 from optalloc.bench import half_free_mesh
+from optalloc.ksubset import _shapesearch as shapesearch
 from optalloc.ksubset import exact, shape_search
 from optalloc.ksubset._boxsearch import AVAILABLE as COMPILED
 from optalloc.ksubset._shapebounds import _balance, _box_table, _rest, _spread_ok
@@ -206,6 +207,25 @@ def test_shape_search_with_star_values_equals_enumeration(seed, rows, cols, shar
     assert complete and value == opt and naive_weight(pts[idx]) == opt
     value, idx, complete = shape_search_grid(shape_grid(pts), k, opt - 1, values=values)
     assert complete and value == math.inf and idx is None
+
+
+@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_value_tables_past_their_depth_keep_the_optimum(monkeypatch, depth):
+    # tables shallower than k: each further point costs the last value tabled
+    monkeypatch.setattr(shapesearch, "_VALUE_DEPTH", depth)
+    rng = np.random.default_rng(depth)
+    for _ in range(40):
+        pts = random_cells(rng, int(rng.integers(2, 6)), int(rng.integers(2, 7)), 0.7)
+        k = int(rng.integers(depth + 1, min(len(pts), 9) + 1)) if len(pts) > depth else len(pts)
+        if k < 2:
+            continue
+        opt = optimum(pts, k)
+        dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+        values = star_bound(dist, k, upper=opt, steps=200).values
+        value, idx, complete = shape_search_grid(shape_grid(pts), k, opt, values=values)
+        assert complete and value == opt, (pts.tolist(), k)
+        assert shape_search_grid(shape_grid(pts), k, opt - 1, values=values)[::2] == (math.inf, True)
 
 
 @pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
