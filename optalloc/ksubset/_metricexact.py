@@ -18,6 +18,10 @@ searches):
    branch-and-bound on the same LP with x binary (:mod:`._cutloop`,
    shared with the L1 solver).
 
+From ``_STAR_FROM`` candidates on, the star bound of :mod:`._star` (a
+Lagrangian bound that holds in every metric) runs in a thread beside
+phases 3 and 4; when it proves the incumbent optimal it ends the LP.
+
 Nothing L1-specific is used: the LP is the linearisation of W over the
 given distances, the triangle rows ``y_ij + y_il - y_jl <= x_i`` hold for
 every 0/1 point whatever the distances, and the Lagrangian bound holds for
@@ -43,6 +47,7 @@ from ._median import gen_alg_guarantee
 from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
 from ._race import ProfileRace
 from ._ring import idle_optimum
+from ._star import StarRace
 from ._state import Bracket, ExactOptions, ExactProblem
 from ._torusprofile import torus_profile_search
 
@@ -54,6 +59,8 @@ _STARTS = 6
 _ENUMERATE_UP_TO = 20000
 #: The cut loop's LP by the dual simplex up to this n k, by IPM above.
 _SIMPLEX_UP_TO = 1024
+#: The star bound runs beside the cut loop from this many candidates on
+_STAR_FROM = 100
 #: Seconds of the search over column and row counts before the LP (it then
 #: goes on beside the LP).
 _SHORT_SEARCH = 2.0
@@ -167,8 +174,6 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     ``axes`` is ``(shape, torus)`` when D is the mesh/torus distance of
     ``coords`` (it enables the axis bound); None otherwise.
     """
-    from ._cutloop import _cut_loop
-
     start = time.perf_counter()
     time_limit = validate_positive(time_limit, "time_limit")
     n = len(D)
@@ -206,7 +211,29 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
         extra["phase"] = "bounds"
         return problem.result(rows, "optimal", "proven optimal by the cheap bounds", extra, bound=ub)
     state = Bracket(lb, ub, rows, "bounds")
-    if axes is None and profiles and _HAVE_NUMBA and not problem.done_gap(lb, ub):
+    # the star bound (any metric) in a thread beside the searches and the
+    # LP, which it often proves first
+    time_left = problem.time_left()
+    star = None
+    if n >= _STAR_FROM and not problem.done_gap(lb, ub) and (time_left is None or time_left > 0):
+        star = StarRace(problem, state)
+    try:
+        return _search_and_cut(problem, D, axes, state, extra, star, max_rounds, profiles, verbose)
+    finally:
+        if star is not None:
+            star.join(state, extra, False, problem.start)
+
+
+def _search_and_cut(problem: MetricProblem, D, axes, state: Bracket, extra: dict, star, max_rounds: int,
+                    profiles: bool, verbose: bool):
+    """The searches that apply (block and class counts on a network,
+    column and row counts on a 2D grid), then the cut loop, with the star
+    bound ``star`` (a :class:`._star.StarRace` or None) running beside."""
+    from ._cutloop import _cut_loop
+
+    pts, k, n = problem.pts, problem.k, len(D)
+    idle_grid = axes is not None and n == int(np.prod(axes[0]))
+    if axes is None and profiles and _HAVE_NUMBA and not problem.done_gap(state.lb, state.ub):
         structure = block_structure(D)
         if structure is not None:
             state = _block_search(problem, structure, state, extra, verbose)
@@ -215,7 +242,7 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
                 return problem.result(state.indices, "optimal", "proven by the search over block and class counts",
                                       extra, bound=state.ub)
     race = None
-    if profiles and _searchable(D, pts, axes, integral) and not problem.done_gap(lb, ub):
+    if profiles and _searchable(D, pts, axes, problem.integral) and not problem.done_gap(state.lb, state.ub):
         state = _short_search(problem, axes, state, extra, verbose)
         if problem.closed(state.lb, state.ub):
             extra["phase"] = "profiles"
@@ -231,7 +258,7 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     # the interior point method pays from smaller LPs on than in L1 (docs/benchmarks.md)
     options = ExactOptions(None, "simplex" if n * k <= _SIMPLEX_UP_TO else "ipm", max_rounds, None, False, verbose)
     try:
-        return _cut_loop(problem, options, state, extra, race)
+        return _cut_loop(problem, options, state, extra, race, None, star)
     finally:
         if race is not None:
             race.finish()

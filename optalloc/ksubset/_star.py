@@ -330,7 +330,7 @@ class StarRace:
         # a search fed with the stars' values (see feed); when they were last
         # offered to it, and the gap then
         self.sink, self.offered, self.offered_gap = None, -math.inf, math.inf
-        self.thread = threading.Thread(target=self._run, args=(problem.pts, problem.k, state.ub), daemon=True)
+        self.thread = threading.Thread(target=self._run, args=(problem, state.ub), daemon=True)
         self.thread.start()
 
     def feed(self, sink) -> None:
@@ -351,9 +351,9 @@ class StarRace:
             self.offered, self.offered_gap = now, gap
             sink.offer(values.copy())
 
-    def _run(self, pts, k, ub):
-        dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2).astype(float)
-        self.result = star_bound(dist, k, upper=ub, steps=STAR_STEPS, deadline=self.deadline, enough=self.enough,
+    def _run(self, problem, ub):
+        dist = np.asarray(problem.distances(), dtype=float)
+        self.result = star_bound(dist, problem.k, upper=ub, steps=STAR_STEPS, deadline=self.deadline, enough=self.enough,
                                  integral=self.integral, publish=self._publish)
         sink = self.sink
         if sink is not None and self.result.values is not None and self.deadline[0] > time.perf_counter():

@@ -166,3 +166,20 @@ def test_exact_rejects_a_bad_formulation_and_gap():
         solve(m, 3, method="exact", formulation="glover")
     with pytest.raises(ValueError, match="rel_gap"):
         solve(m, 3, method="exact", rel_gap=1.5)
+
+
+def test_exact_with_the_star_beside_equals_brute(monkeypatch):
+    """The star bound beside the searches and the LP (from 100 candidates
+    on; here on every instance) keeps every answer optimal, and closes
+    some of them first."""
+    from optalloc.ksubset import _metricexact
+
+    monkeypatch.setattr(_metricexact, "_STAR_FROM", 0)
+    phases = []
+    for m, k in _cut_loop_cases():
+        opt = solve(m, k, method="brute").objective
+        r = solve(m, k, method="exact")
+        assert r.status == "optimal" and r.objective == pytest.approx(opt, abs=1e-9)
+        assert r.bound <= opt + TOL
+        phases.append(r.extra["phase"])
+    assert "star" in phases, phases
