@@ -17,15 +17,15 @@ import numpy as np
 
 from ._profile import _search as _profile_search
 from ._shapesearch import shape_search_grid
+from ._watch import LPWatcher
 
 if TYPE_CHECKING:
-    from ._pairlp import _PairLP
     from ._profile import ProfileGrid
     from ._shapesearch import ShapeGrid
     from ._state import Bracket, ExactProblem
 
 
-class ProfileRace:
+class ProfileRace(LPWatcher):
     """:func:`profile_search` on ``grid`` in a thread, from the bracket
     ``state`` of ``problem``, until the time left.  When the search proves
     its answer it cancels the LP it watches; :meth:`join` stops it and
@@ -51,20 +51,6 @@ class ProfileRace:
         self.seconds = time.perf_counter() - self.started
         if self.closed(lower, ub if value is None else value):
             self.prove()
-
-    def prove(self) -> None:
-        """Mark the answer proven and cancel the LP being watched."""
-        self.proven.set()
-        lp = self.lp
-        if lp is not None:
-            lp.h.cancelSolve()
-
-    def watch(self, lp: _PairLP) -> None:
-        """Let the search cancel ``lp`` (from now on) when it proves."""
-        lp.h.HandleUserInterrupt = True
-        self.lp = lp
-        if self.proven.is_set():
-            lp.h.cancelSolve()
 
     def finish(self):
         """Stop the search; its ``(value, indices, lower)`` (None if it failed)."""

@@ -33,6 +33,7 @@ import numpy as np
 
 from .._jit import AVAILABLE as _HAVE_NUMBA
 from .._jit import njit
+from ._watch import LPWatcher
 
 if TYPE_CHECKING:
     from ._state import Bracket, ExactProblem
@@ -310,7 +311,7 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     return StarBound(float(best) - _SLACK * max(1.0, abs(best)), excluded, step, found, found_idx, best_v)
 
 
-class StarRace:
+class StarRace(LPWatcher):
     """:func:`star_bound` in a thread beside the cut loop of the exact
     solver (numpy's partial sorts and HiGHS both release the GIL), until
     ``STAR_STEPS`` steps or the time limit of ``problem``.  When its
@@ -360,17 +361,7 @@ class StarRace:
             sink.offer(self.result.values.copy())  # the ascent stalled: its last values
         self.seconds = time.perf_counter() - self.started
         if self.closed(self.result.value, min(ub, self.result.found)):
-            self.proven.set()
-            lp = self.lp
-            if lp is not None:
-                lp.h.cancelSolve()
-
-    def watch(self, lp) -> None:
-        """Let the ascent cancel ``lp`` (from now on) when it proves."""
-        lp.h.HandleUserInterrupt = True
-        self.lp = lp
-        if self.proven.is_set():
-            lp.h.cancelSolve()
+            self.prove()
 
     def join(self, state: Bracket, extra: dict, verbose: bool, start: float) -> Bracket:
         """Stop the ascent and take its bound into ``state`` (once)."""
