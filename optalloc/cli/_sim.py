@@ -371,7 +371,8 @@ def register(sub) -> None:
     p.add_argument("--scheduler-address", metavar="tcp://HOST:PORT",
                    help="solve the optima on this Dask scheduler's workers")
     p.add_argument("--total-time-limit", metavar="S",
-                   help="seconds for the whole run: decisions not solved by then keep cheap bounds")
+                   help="seconds for the whole run, shared among the decisions as they are solved (at most "
+                        "--time-limit each); decisions not solved by then keep cheap bounds")
     add_run_options(p, machine_default="8x4")
     p.set_defaults(func=cmd_certify)
 

@@ -30,11 +30,17 @@ __all__ = ["Solved", "StateSolver", "solve_state"]
 
 
 class State(NamedTuple):
-    """One problem to solve: its position in the list, free node ids and k."""
+    """One problem to solve: its position in the list, free node ids and k;
+    ``time_limit``, when set, replaces the solver's for this state."""
 
     pos: int
     free_ids: np.ndarray
     k: int
+    time_limit: float | None = None
+
+
+def _limit(state: State, default):
+    return default if state.time_limit is None else state.time_limit
 
 
 class Solved(NamedTuple):
@@ -121,7 +127,7 @@ def _init_worker(machine, exact, time_limit):
 def _solve_in_worker(state: State):
     w = _WORKER
     return state.pos, solve_state(w["machine"], state.free_ids, state.k, exact=w["exact"],
-                                  time_limit=w["time_limit"], session=w["session"])
+                                  time_limit=_limit(state, w["time_limit"]), session=w["session"])
 
 
 _THREAD = threading.local()
@@ -132,7 +138,8 @@ def _solve_on_dask(machine, state: State, exact, time_limit):
     session = getattr(_THREAD, "session", None)
     if session is None:
         session = _THREAD.session = ksubset.ExactSession()
-    return state.pos, solve_state(machine, state.free_ids, state.k, exact=exact, time_limit=time_limit,
+    return state.pos, solve_state(machine, state.free_ids, state.k, exact=exact,
+                                  time_limit=_limit(state, time_limit),
                                   session=session)
 
 
@@ -161,15 +168,17 @@ class StateSolver:
             return "on " + (self.scheduler if isinstance(self.scheduler, str) else "a Dask cluster")
         return "in this process" if self.workers == 1 else f"on {self.workers} processes"
 
-    def one(self, free_ids, k) -> Solved:
-        """Solve one state here."""
-        return solve_state(self.machine, free_ids, k, exact=self.exact, time_limit=self.time_limit,
-                           session=self.session)
+    def one(self, free_ids, k, time_limit=None) -> Solved:
+        """Solve one state here (within ``time_limit``, or the solver's)."""
+        return solve_state(self.machine, free_ids, k, exact=self.exact,
+                           time_limit=self.time_limit if time_limit is None else time_limit, session=self.session)
 
-    def run(self, states, handle, *, stop=None) -> None:
+    def run(self, states, handle, *, stop=None, pace=None) -> None:
         """Solve ``states`` (a list of :class:`State`), calling ``handle(pos,
         solved)`` as each ends; ``stop()`` True stops sending new ones (those
-        not started are not handled)."""
+        not started are not handled).  ``pace(state)`` (here and in local
+        processes; not on Dask, where every state is sent at once) returns
+        the state as it is sent, its time limit set then."""
         if not states:
             return
         if self.scheduler is not None:
@@ -178,11 +187,13 @@ class StateSolver:
             for s in states:
                 if stop is not None and stop():
                     return
-                handle(s.pos, self.one(s.free_ids, s.k))
+                if pace is not None:
+                    s = pace(s)
+                handle(s.pos, self.one(s.free_ids, s.k, s.time_limit))
         else:
-            self._run_local(states, handle, stop)
+            self._run_local(states, handle, stop, pace)
 
-    def _run_local(self, states, handle, stop):
+    def _run_local(self, states, handle, stop, pace=None):
         # never a plain fork: the solver's own threads (HiGHS) do not survive one, and a child could wait
         # forever on a lock one of them held; a fork server (its first child imports optalloc) or spawn
         if "forkserver" in multiprocessing.get_all_start_methods():
@@ -200,7 +211,7 @@ class StateSolver:
                         s = next(it, None)
                         if s is None:
                             break
-                        pending.add(pool.submit(_solve_in_worker, s))
+                        pending.add(pool.submit(_solve_in_worker, s if pace is None else pace(s)))
                     if not pending:
                         break
                     done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)

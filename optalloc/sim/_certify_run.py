@@ -9,9 +9,11 @@
    or on Dask (``_certify_exact``).  Rows are completed and written in
    decision order as their optima arrive.
 
-With a ``total_time_limit`` the states not solved when it is spent get the
-neighbour bound (the quickest, valid in every metric), and the
-certification's ``termination`` says so.
+With a ``total_time_limit`` each state's time limit is its share of the
+time left (:class:`_Pacer`; not on Dask), so that the time goes to every
+state rather than to the first ones; the states not solved when it is
+spent get the neighbour bound (the quickest, valid in every metric), and
+the certification's ``termination`` says so.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from ._certify_machine import guarantee_of, metric_name, metric_weight
 from ._certify_result import Certification
 from ._rows import TOL, DecisionRow
 from ._simulate import _as_allocation, simulate
+
+#: the least time limit a paced state gets (seconds)
+_MIN_SHARE = 0.01
 
 
 class _Decision(NamedTuple):
@@ -68,6 +73,23 @@ def _row_bracket(solved: Solved, ws, integral: bool):
     if lower >= upper:
         status = "optimal"
     return lower, upper, status
+
+
+class _Pacer:
+    """Time limits that spread a run's total time over its states: each
+    state, as it is sent, gets the time left shared among the states not
+    yet sent (times the workers), at most ``cap`` (the per-state limit).
+    States that end early leave their time to the later ones; a state
+    that overruns (a solver's set-up ignores its limit) shortens them."""
+
+    def __init__(self, deadline: float, workers: int, states: int, cap: float | None):
+        self.deadline, self.workers, self.left = deadline, workers, states
+        self.cap = math.inf if cap is None else cap
+
+    def __call__(self, state: State) -> State:
+        share = max(0.0, self.deadline - _time.perf_counter()) * self.workers / max(1, self.left)
+        self.left -= 1
+        return state._replace(time_limit=min(self.cap, max(share, _MIN_SHARE)))
 
 
 class _Certifier:
@@ -217,7 +239,10 @@ class _Certifier:
                 self.stopped = True
             return self.stopped
 
-        solver.run(states, lambda pos, s: self._arrived(pos, s, waiting), stop=stop)
+        pace = None
+        if deadline is not None and p.exact and p.cluster is None:
+            pace = _Pacer(deadline, max(1, p.workers), len(states), p.time_limit)
+        solver.run(states, lambda pos, s: self._arrived(pos, s, waiting), stop=stop, pace=pace)
         if self.stopped:  # the quickest bound for what was not solved: the time is spent
             for s in states:
                 if s.pos not in self.solved:

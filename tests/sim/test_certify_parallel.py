@@ -147,3 +147,40 @@ def test_limits_report_their_brackets_and_which_limit(trace, plain):
     assert (short.termination == "time_limit") == any(r.status == "time_limit" for r in short.rows)
     for r, p in zip(short.rows, full.rows):
         assert r.lower <= p.upper + 1e-9 <= r.upper + 2e-9
+
+
+def test_a_total_time_limit_paces_the_states(trace, plain, monkeypatch):
+    """Under a total time limit each state's limit is its share of the time
+    left, at most the per-state limit, and the brackets still hold."""
+    from optalloc.sim import _certify_exact
+
+    limits = []
+    real = _certify_exact.solve_state
+
+    def record(machine, free_ids, k, **kw):
+        limits.append(kw["time_limit"])
+        return real(machine, free_ids, k, **kw)
+
+    monkeypatch.setattr(_certify_exact, "solve_state", record)
+    c = certify(trace, "8x4", total_time_limit=30.0, time_limit=60.0, cache=False)
+    assert len(limits) == len(plain) and c.termination in ("optimal", "bracket", "time_limit")
+    assert all(0 < t <= 30.0 for t in limits)  # never the per-state 60 s: a share of the 30 s
+    assert limits[0] == pytest.approx(30.0 / len(plain), rel=0.05)
+    for r, p in zip(c.rows, plain.rows):
+        assert r.lower <= p.upper + 1e-9 <= r.upper + 2e-9
+
+
+def test_the_pacer_shares_the_time_left():
+    import time
+
+    from optalloc.sim._certify_exact import State
+    from optalloc.sim._certify_run import _MIN_SHARE, _Pacer
+
+    s = State(0, np.arange(3), 2)
+    pace = _Pacer(time.perf_counter() + 100.0, 2, 4, 30.0)
+    first = pace(s).time_limit
+    assert 30.0 >= first > 29.0  # 100 s x 2 workers / 4 states = 50, capped at 30
+    assert pace(s).time_limit <= 30.0 and pace.left == 2
+    late = _Pacer(time.perf_counter() - 1.0, 1, 3, None)
+    assert late(s).time_limit == _MIN_SHARE  # the time is spent: the least limit
+    assert _Pacer(time.perf_counter() + 10.0, 1, 5, None)(s).time_limit == pytest.approx(2.0, rel=0.01)
