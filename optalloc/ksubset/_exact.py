@@ -91,6 +91,8 @@ _SHAPE_FIRST = 0.5
 #: swap descents from this many of Gen-Alg's lightest centre sets give the
 #: first incumbent (beside MM+Inc)
 _DESCENTS = 16
+#: ... under a time limit of at least this many seconds (one descent below)
+_DESCENTS_FROM = 2.0
 #: a partition table beyond the cached ones is scored when the bounds are
 #: this close and this many seconds are left
 _LARGE_TABLE_GAP, _LARGE_TABLE_SECONDS = 0.05, 5.0
@@ -287,7 +289,10 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
 
 
     pts, k = problem.pts, problem.k
-    heur = [mm_inc(pts, k), gen_alg(pts, k, descents=_DESCENTS)]
+    # the descents cost up to half a second on 1024 points: fewer under a short limit
+    time_left = problem.time_left()
+    descents = _DESCENTS if time_left is None or time_left >= _DESCENTS_FROM else 1
+    heur = [mm_inc(pts, k), gen_alg(pts, k, descents=descents)]
     best = min(heur, key=lambda r: r.objective)
     inc_idx, ub = best.indices, best.objective
     # each heuristic's bound already holds the neighbour and town bounds and

@@ -10,8 +10,8 @@ values (:func:`_value_tables`, :func:`_value_rest`).  The module notes of
 
 from __future__ import annotations
 
-import functools
 import math
+import time
 
 import numpy as np
 
@@ -26,19 +26,37 @@ BOX_LIMIT = 5000
 BOX_NODES = 5000
 
 
-@functools.lru_cache(maxsize=64)
-def _box_table(p: int, q: int, k: int) -> np.ndarray:
+#: complete tables of :func:`_box_table` kept, by (p, q, k)
+_TABLES: dict = {}
+_KEEP = 64
+
+
+def _box_table(p: int, q: int, k: int, deadline=None) -> np.ndarray:
     """t[m]: the least W of m cells of an idle p x q box (unit steps), for
     m <= k; a lower bound on the W of m distinct lattice points whose x
     values take at most p values and y values at most q.  Where the box
-    optimum is not found within its node budget, ``m t[m-1] / (m - 2)``
-    (each of the m sets of m - 1 points costs at least t[m-1], and every
-    pair lies in m - 2 of them)."""
+    optimum is not found within its node budget, or once ``deadline`` (a
+    one-element :func:`time.perf_counter` array) has passed,
+    ``m t[m-1] / (m - 2)`` (each of the m sets of m - 1 points costs at
+    least t[m-1], and every pair lies in m - 2 of them).  Tables built
+    to the end are kept (the last ``_KEEP``)."""
+    key = (int(p), int(q), int(k))
+    kept = _TABLES.get(key)
+    if kept is not None:
+        return kept
     out = np.zeros(k + 1)
+    complete = True
     for m in range(2, k + 1):
-        found = box_optimum(p, q, m, limit=BOX_LIMIT, nodes=BOX_NODES) if m <= p * q else None
+        found = None
+        if m <= p * q and complete:
+            found = box_optimum(p, q, m, limit=BOX_LIMIT, nodes=BOX_NODES)
+            complete = deadline is None or time.perf_counter() <= deadline[0]
         out[m] = found[0] if found is not None else math.ceil(m * out[m - 1] / (m - 2) - 1e-9)
     out.setflags(write=False)
+    if complete:
+        if len(_TABLES) >= _KEEP:
+            _TABLES.pop(next(iter(_TABLES)), None)
+        _TABLES[key] = out
     return out
 
 

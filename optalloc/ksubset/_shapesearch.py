@@ -324,9 +324,9 @@ def shape_search_grid(grid: ShapeGrid, k: int, target: float, *, node_limit: int
     (:attr:`._star.StarBound.values`); they bound the sets below each node
     too."""
     q, p = grid.free.shape
-    plane = _box_table(p, q, int(k))
-    best = np.zeros((q, p), dtype=np.int8)
     deadline = deadline_array(time_limit, deadline)
+    plane = _box_table(p, q, int(k), deadline)
+    best = np.zeros((q, p), dtype=np.int8)
     free = grid.free.astype(np.int8)
     if values is None:
         vals, vtop, vbot = np.zeros((1, 1)), np.zeros((1, 1, 1, 1)), np.zeros((1, 1, 1, 1))

@@ -100,6 +100,19 @@ def test_box_table_bounds_every_free_set():
     assert all(table[m] == optimum(full, m) for m in range(2, 12))  # equal on the full box
 
 
+def test_box_table_past_its_deadline_stays_below_the_box_optima():
+    """A table cut short by its deadline takes the recurrence from there:
+    never above the full table (so still a bound), and it is not kept."""
+    from optalloc.ksubset import _shapebounds
+
+    full = _box_table(6, 5, 24)
+    short = _box_table(6, 5, 23, np.array([-np.inf]))  # the deadline has passed after m = 2
+    assert short[2] == full[2] == 1
+    assert np.all(short <= full[:24] + 1e-9) and np.any(short < full[:24])
+    assert (6, 5, 23) not in _shapebounds._TABLES and (6, 5, 24) in _shapebounds._TABLES
+    assert _box_table(6, 5, 24) is full  # kept, not built again
+
+
 def _state_after(pts, sub, rows_placed):
     """The search's state after the rows ``rows_placed`` (indices into the
     distinct y values, in the order placed) of the optimal set ``sub``."""
