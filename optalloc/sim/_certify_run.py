@@ -10,9 +10,8 @@
    decision order as their optima arrive.
 
 With a ``total_time_limit`` each state's time limit is its share of the
-time left, in proportion to the decisions it answers (:class:`_Pacer`; not
-on Dask), so that the time goes to every state rather than to the first
-ones; the states not solved when it is
+time left (:class:`_Pacer`; not on Dask), so that the time goes to every
+state rather than to the first ones; the states not solved when it is
 spent get the neighbour bound (the quickest, valid in every metric), and
 the certification's ``termination`` says so.
 """
@@ -78,22 +77,18 @@ def _row_bracket(solved: Solved, ws, integral: bool):
 
 class _Pacer:
     """Time limits that spread a run's total time over its states: each
-    state, as it is sent, gets the time left (times the workers) shared
-    among the states not yet sent in proportion to ``weight`` (a state's
-    weight: the decisions it answers, repeats included), at most ``cap``
-    (the per-state limit).  States that end early leave their time to the
-    later ones; a state that overruns (a solver's set-up ignores its
-    limit) shortens them."""
+    state, as it is sent, gets the time left shared among the states not
+    yet sent (times the workers), at most ``cap`` (the per-state limit).
+    States that end early leave their time to the later ones; a state
+    that overruns (a solver's set-up ignores its limit) shortens them."""
 
-    def __init__(self, deadline: float, workers: int, weight: dict, cap: float | None):
-        self.deadline, self.workers, self.weight = deadline, workers, weight
-        self.left = float(sum(weight.values()))  # the weight of the states not yet sent
+    def __init__(self, deadline: float, workers: int, states: int, cap: float | None):
+        self.deadline, self.workers, self.left = deadline, workers, states
         self.cap = math.inf if cap is None else cap
 
     def __call__(self, state: State) -> State:
-        w = self.weight.get(state.pos, 1)
-        share = max(0.0, self.deadline - _time.perf_counter()) * self.workers * w / max(w, self.left)
-        self.left -= w
+        share = max(0.0, self.deadline - _time.perf_counter()) * self.workers / max(1, self.left)
+        self.left -= 1
         return state._replace(time_limit=min(self.cap, max(share, _MIN_SHARE)))
 
 
@@ -246,8 +241,7 @@ class _Certifier:
 
         pace = None
         if deadline is not None and p.exact and p.cluster is None:
-            weight = {s.pos: len(waiting.get(s.pos, ())) or 1 for s in states}
-            pace = _Pacer(deadline, max(1, p.workers), weight, p.time_limit)
+            pace = _Pacer(deadline, max(1, p.workers), len(states), p.time_limit)
         solver.run(states, lambda pos, s: self._arrived(pos, s, waiting), stop=stop, pace=pace)
         if self.stopped:  # the quickest bound for what was not solved: the time is spent
             for s in states:
