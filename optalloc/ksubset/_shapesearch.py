@@ -241,7 +241,8 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best, vals, vtop
                             for s in range(a, b):
                                 add += xb - xs[cells[s]]
                             add += A[cells[b]] + B[y]
-                            vadd += vals[y, cells[b]]
+                            if use_v:  # without values ``vals`` is a 1 x 1 placeholder
+                                vadd += vals[y, cells[b]]
                             for x in range(p):
                                 A2[x] += abs(xs[x] - xb)
                             nl = cells[a - 1] + 1 if a > 0 else l

@@ -307,3 +307,25 @@ def test_public_shape_search_input():
         shape_search(pts, 2, 10, node_limit=0)
     with pytest.raises(ValueError, match="time_limit"):
         shape_search(pts, 2, 10, time_limit=-1)
+
+
+@pytest.mark.slow
+def test_the_search_stays_in_bounds(tmp_path):
+    """Compiled with numba's bounds checks, the search without values (a
+    1 x 1 placeholder) and with them reads no array out of bounds (an
+    unguarded read of the placeholder crashed a long certification)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from optalloc.bench import half_free_mesh\n"
+        "from optalloc.ksubset._shapesearch import shape_grid, shape_search_grid\n"
+        "g = shape_grid(half_free_mesh(14, 14, seed=3))\n"
+        "for values in (None, np.ones(int(g.free.sum()))):\n"
+        "    shape_search_grid(g, 40, 1e12, time_limit=5, values=values)\n"
+        "print('ok')\n")
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
