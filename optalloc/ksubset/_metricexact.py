@@ -218,13 +218,14 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     if n >= _STAR_FROM and not problem.done_gap(lb, ub) and (time_left is None or time_left > 0):
         star = StarRace(problem, state)
     try:
-        return _search_and_cut(problem, D, axes, state, extra, star, max_rounds, profiles, verbose)
+        return _search_and_cut(problem, D, axes, state, extra, star, max_rounds=max_rounds, profiles=profiles,
+                               verbose=verbose)
     finally:
         if star is not None:
             star.join(state, extra, False, problem.start)
 
 
-def _search_and_cut(problem: MetricProblem, D, axes, state: Bracket, extra: dict, star, max_rounds: int,
+def _search_and_cut(problem: MetricProblem, D, axes, state: Bracket, extra: dict, star, *, max_rounds: int,
                     profiles: bool, verbose: bool):
     """The searches that apply (block and class counts on a network,
     column and row counts on a 2D grid), then the cut loop, with the star

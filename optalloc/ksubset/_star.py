@@ -354,8 +354,8 @@ class StarRace(LPWatcher):
 
     def _run(self, problem, ub):
         dist = np.asarray(problem.distances(), dtype=float)
-        self.result = star_bound(dist, problem.k, upper=ub, steps=STAR_STEPS, deadline=self.deadline, enough=self.enough,
-                                 integral=self.integral, publish=self._publish)
+        self.result = star_bound(dist, problem.k, upper=ub, steps=STAR_STEPS, deadline=self.deadline,
+                                 enough=self.enough, integral=self.integral, publish=self._publish)
         sink = self.sink
         if sink is not None and self.result.values is not None and self.deadline[0] > time.perf_counter():
             sink.offer(self.result.values.copy())  # the ascent stalled: its last values

@@ -168,10 +168,10 @@ class StateSolver:
             return "on " + (self.scheduler if isinstance(self.scheduler, str) else "a Dask cluster")
         return "in this process" if self.workers == 1 else f"on {self.workers} processes"
 
-    def one(self, free_ids, k, time_limit=None) -> Solved:
-        """Solve one state here (within ``time_limit``, or the solver's)."""
-        return solve_state(self.machine, free_ids, k, exact=self.exact,
-                           time_limit=self.time_limit if time_limit is None else time_limit, session=self.session)
+    def one(self, state: State) -> Solved:
+        """Solve one state here (within its time limit, or the solver's)."""
+        return solve_state(self.machine, state.free_ids, state.k, exact=self.exact,
+                           time_limit=_limit(state, self.time_limit), session=self.session)
 
     def run(self, states, handle, *, stop=None, pace=None) -> None:
         """Solve ``states`` (a list of :class:`State`), calling ``handle(pos,
@@ -189,7 +189,7 @@ class StateSolver:
                     return
                 if pace is not None:
                     s = pace(s)
-                handle(s.pos, self.one(s.free_ids, s.k, s.time_limit))
+                handle(s.pos, self.one(s))
         else:
             self._run_local(states, handle, stop, pace)
 
