@@ -264,9 +264,31 @@ def _large_table(k: int, max_part: int, max_parts: int):
     return _sorted_scores(k, max_part, max_parts)
 
 
-@lru_cache(maxsize=256)
+#: box optima found, by (width, height, k), and the most nodes a search
+#: used without finishing (a search with no more is not tried again)
+_SOLVED: dict = {}
+_FAILED: dict = {}
+_KEEP = 256
+
+
 def _box_optimum(width: int, height: int, k: int, limit: int, nodes: int):
+    key = (width, height, k)
+    if key in _SOLVED:
+        return _SOLVED[key]
     count = partition_count(k, height, width)
+    if count > limit and (nodes <= _FAILED.get(key, 0) or not SEARCH_AVAILABLE):
+        return None
+    found = _solve_box(width, height, k, count, limit, nodes)
+    if found is None:
+        _FAILED[key] = max(nodes, _FAILED.get(key, 0))
+        return None
+    if len(_SOLVED) >= _KEEP:
+        _SOLVED.pop(next(iter(_SOLVED)))
+    _SOLVED[key] = found
+    return found
+
+
+def _solve_box(width: int, height: int, k: int, count: int, limit: int, nodes: int):
     if count <= min(limit, LIMIT):
         scored = _scored_partitions(k, height, width)
         best, value = scored[0][0].astype(np.int64), float(scored[2][0])

@@ -47,19 +47,31 @@ from .._jit import njit
 AVAILABLE = _HAVE_NUMBA
 
 _BIG = np.int64(1) << 50
+#: entries of the cut bound table by parts allowed, at most
+_TABLE = 1 << 22
+#: boxes of at most this many cells get a first incumbent (:func:`_round_guess`)
+_GUESS_CELLS = 1 << 20
 
 
-def _cut_bounds(f, b, k):  # pragma: no cover - compiled by numba when installed
-    """B[c, m]: least cost of the inner cuts of an outer block of m points
-    made of parts <= c (see the module docstring)."""
-    B = np.zeros((b + 1, k + 1), dtype=np.int64)
+def _cut_bounds(f, b, n_max, k):  # pragma: no cover - compiled by numba when installed
+    """B[c, n, m]: least cost of the inner cuts of an outer block of m
+    points made of at most n parts (n <= n_max; n_max + 1: any number),
+    each <= c (see the module docstring)."""
+    B = np.zeros((b + 1, n_max + 2, k + 1), dtype=np.int64)
     for c in range(1, b + 1):
-        for m in range(k + 1):
-            total = 0
-            for i in range(1, (m + c - 1) // c):
-                lo = max(1, m - i * c)
-                total += min(f[lo], f[m - i])
-            B[c, m] = total
+        for n in range(n_max + 2):
+            for m in range(k + 1):
+                if n <= n_max and m > n * c:
+                    B[c, n, m] = _BIG
+                    continue
+                total = 0
+                for i in range(1, (m + c - 1) // c):
+                    lo = max(1, m - i * c)
+                    hi = m - i  # the i inner parts hold at least i, and at least i m / n
+                    if n <= n_max:
+                        hi = min(hi, m - (i * m + n - 1) // n)
+                    total += min(f[lo], f[hi])
+                B[c, n, m] = total
     return B
 
 
@@ -93,7 +105,7 @@ def _grow_columns(Xj, r, w, f, out):  # pragma: no cover - compiled by numba whe
         out[u] = _BIG
 
 
-def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compiled by numba when installed
+def _search(a, b, k, upper, node_limit, best_parts, n_max):  # pragma: no cover - compiled by numba when installed
     """Least arr(lambda) + arr(lambda') below ``upper`` over partitions of k
     (parts <= b, at most a of them), best first by bound.  Writes the parts
     of the best partition found into ``best_parts`` (descending, zero
@@ -103,7 +115,7 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
     f = np.empty(K, dtype=np.int64)
     for L in range(K):
         f[L] = L * (k - L)
-    B = _cut_bounds(f, b, k)
+    B = _cut_bounds(f, b, n_max, k)
     depth = min(a, k) + 1
     X = np.full((depth + 1, K), _BIG, dtype=np.int64)  # columns: by points to come on the left
     Y = np.full((depth + 1, K), _BIG, dtype=np.int64)  # rows: by points on the left
@@ -119,9 +131,12 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
     cy = np.empty(K, dtype=np.int64)
     leaf = np.empty(K, dtype=np.int64)
     nxt = np.empty(K, dtype=np.int64)
+    cap = np.zeros(b + 1, dtype=np.int64)
+    # a square box holds the transpose of every set: search only the
+    # partitions with no more parts than the largest one
+    square = a == b
     best = upper
     nodes = 0
-    complete = True
     parts[0] = b
     Y[0, 0] = 0
     j = 0
@@ -130,11 +145,12 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
         if expand:  # bound every child of the node at depth j
             nodes += 1
             if nodes > node_limit:
-                complete = False
-                break
+                return best, nodes, False
             r = k - S[j]
             last = parts[j]
             slots = a - j
+            if square and j >= 1:  # no more parts than the first (see above)
+                slots = min(a, parts[1]) - j
             t = tY[j]
             for s in range(t + 1):
                 cy[s] = Y[j, s]
@@ -145,7 +161,8 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
                 if w > r:
                     continue
                 r2 = r - w
-                if r2 > (slots - 1) * w:  # the rest no longer fits in the parts left
+                room = min(slots, w) if square and j == 0 else slots  # parts left, this one among them
+                if r2 > (room - 1) * w:  # the rest no longer fits in the parts left
                     break
                 if j == 0:
                     for u in range(K):
@@ -166,19 +183,26 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
                         best_parts[j] = w
                     continue
                 lbx = _BIG
+                n = min(room - 1, n_max + 1)
                 for u in range(r2 + 1):
                     if cx[u] < _BIG:
-                        v = cx[u] + f[u] + f[r2 - u] + B[w, u] + B[w, r2 - u]
+                        v = cx[u] + f[u] + f[r2 - u] + B[w, n, u] + B[w, n, r2 - u]
                         lbx = min(lbx, v)
-                M = k - t  # the w unknown row counts, each in [j + 1, a]
+                # the w unknown row counts: level s holds j + 1 plus the
+                # parts still to come of at least s cells, at most
+                # min(room - 1, r2 // s) of them; cap[i] bounds any i of them
+                M = k - t
+                cap[0] = 0
+                for i in range(1, w + 1):
+                    cap[i] = cap[i - 1] + j + 1 + min(room - 1, r2 // i)
                 lby = _BIG
                 for A in range(t + 1):
                     if cy[A] >= _BIG:
                         continue
                     v = cy[A] + f[A + M]
                     for i in range(1, w):
-                        lo = max(A + (j + 1) * i, A + M - a * (w - i))
-                        hi = min(A + M - (j + 1) * (w - i), A + a * i)
+                        lo = max(A + (j + 1) * i, A + M - cap[w - i])
+                        hi = min(A + M - (j + 1) * (w - i), A + cap[i])
                         v += min(f[lo], f[hi])
                     lby = min(lby, v)
                 if lbx + lby < best:
@@ -224,7 +248,7 @@ def _search(a, b, k, upper, node_limit, best_parts):  # pragma: no cover - compi
         parts[j + 1] = w
         j += 1
         expand = True
-    return best, nodes, complete
+    return best, nodes, True
 
 
 # compiled on first call (numba imported then, not here)
@@ -232,6 +256,29 @@ _cut_bounds = njit(cache=True)(_cut_bounds)
 _place_row = njit(cache=True)(_place_row)
 _grow_columns = njit(cache=True)(_grow_columns)
 _search = njit(cache=True)(_search)
+
+
+def _round_guess(width: int, height: int, k: int) -> int:
+    """W of the best of a few round sets of k cells of the box: the k
+    cells nearest its middle in the L_p norm, for p from 1 to 4 and four
+    centres (the optimal sets are close to such balls).  Given to the
+    search as its first incumbent, it spares the search most of the nodes
+    it would spend finding a good set."""
+    xs, ys = np.meshgrid(np.arange(width), np.arange(height), indexing="ij")
+    best = None
+    for p in (1.0, 1.5, 2.0, 2.5, 3.0, 4.0):
+        for dx in (0.0, 0.5):
+            for dy in (0.0, 0.5):
+                norm = np.abs(xs - (width // 2 + dx)) ** p + np.abs(ys - (height // 2 + dy)) ** p
+                chosen = np.zeros(width * height)
+                chosen[np.argsort(norm.ravel(), kind="stable")[:k]] = 1
+                chosen = chosen.reshape(width, height)
+                w = 0
+                for counts in (chosen.sum(axis=1), chosen.sum(axis=0)):  # W by the cuts of each axis
+                    left = np.cumsum(counts)[:-1]
+                    w += int(np.sum(left * (k - left)))
+                best = w if best is None else min(best, w)
+    return best
 
 
 def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, upper: float | None = None):
@@ -242,7 +289,12 @@ def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, 
     best_parts = np.zeros(min(width, k) + 2, dtype=np.int64)
     # W is an integer: below upper means below its ceiling
     cap = int(_BIG) if upper is None or not upper < _BIG else int(np.ceil(upper))
-    value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts)
+    if k <= width * height <= _GUESS_CELLS:  # the search finds that set or a better one
+        cap = min(cap, _round_guess(width, height, k) + 1)
+    # the cut bounds by parts allowed, for as many parts as keep the table small
+    n_max = min(width, k, max(0, _TABLE // ((height + 1) * (k + 1)) - 2))
+    value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts,
+                                     np.int64(n_max))
     if not complete or value >= cap:
         return None, None, int(nodes)
     counts = np.bincount(best_parts[best_parts > 0], minlength=height + 1)[1:]

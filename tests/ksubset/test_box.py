@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from optalloc.ksubset import box_bound, box_optimum, brute, exact, town_bound, weight
+from optalloc.ksubset import _box, box_bound, box_optimum, brute, exact, town_bound, weight
 from optalloc.ksubset._box import (
     LIMIT,
     _arrangement_costs,
@@ -107,6 +107,13 @@ def test_compiled_scores_equal_the_array_dp(k, height, width):
     assert np.array_equal(score_y, y) and np.array_equal(score, x + y)
 
 
+@pytest.fixture
+def fresh_box_cache(monkeypatch):
+    """No box optimum known or given up on yet (they are kept per process)."""
+    monkeypatch.setattr(_box, "_SOLVED", {})
+    monkeypatch.setattr(_box, "_FAILED", {})
+
+
 needs_search = pytest.mark.skipif(not SEARCH_AVAILABLE, reason="numba is not installed: no compiled box search")
 
 
@@ -132,7 +139,7 @@ def test_box_search_equals_the_tables_on_larger_boxes(width, height, data):
 
 
 @needs_search
-def test_box_search_upper_and_node_limit():
+def test_box_search_upper_and_node_limit(fresh_box_cache):
     value = box_optimum(13, 13, 56, limit=10**6)[0]  # 75,482 partitions, enumerated
     assert search_box(13, 13, 56)[0] == value
     assert search_box(13, 13, 56, upper=value)[0] is None  # nothing below the optimum
@@ -144,17 +151,33 @@ def test_box_search_upper_and_node_limit():
 
 
 @needs_search
-def test_exact_proves_a_full_machine_beyond_the_tables():
+def test_exact_proves_a_full_machine_beyond_the_tables(fresh_box_cache):
     # 5.2 million partitions of 100 fit a 16 x 16 box: the branch-and-bound
     # settles it (the LP stalls on the symmetric optima of an empty machine)
     assert partition_count(100, 16, 16) > LIMIT
     pts = box(16, 16)
+    # a time limit caps the nodes (40,000 a second): 0.5 s is too little here
+    assert exact(pts, 100, time_limit=0.5).extra["phase"] != "box"
+    assert 0 < _box._FAILED[(16, 16, 100)] <= 20_000  # given up on, and noted
     res = exact(pts, 100)
     assert res.status == "optimal" and res.extra["phase"] == "box"
     assert res.objective == box_optimum(16, 16, 100)[0] == weight(res.points)
-    # a time limit caps the nodes (40,000 a second): 0.5 s is too little here
-    assert exact(pts, 100, time_limit=0.5).extra["phase"] != "box"
-    assert exact(pts, 64, time_limit=2).extra["phase"] == "box"  # about 4,600 nodes
+    # once found, the optimum is kept: the short solve now closes by it
+    assert exact(pts, 100, time_limit=0.5).extra["phase"] == "box"
+    assert exact(pts, 64, time_limit=2).extra["phase"] == "box"  # a few thousand nodes
+
+
+@needs_search
+def test_a_search_given_up_on_is_not_repeated_with_fewer_nodes(fresh_box_cache, monkeypatch):
+    calls = []
+    real = _box.search_box
+    monkeypatch.setattr(_box, "search_box", lambda *a, **kw: calls.append(kw["node_limit"]) or real(*a, **kw))
+    assert box_optimum(16, 16, 128, nodes=100) is None
+    assert box_optimum(16, 16, 128, nodes=50) is None  # fewer nodes than tried: not searched again
+    assert calls == [100]
+    found = box_optimum(16, 16, 128, nodes=10**6)  # more: searched, and kept
+    assert found is not None and found[0] == 60002.0
+    assert box_optimum(16, 16, 128, nodes=0)[0] == 60002.0 and calls == [100, 10**6]
 
 
 @needs_search
@@ -234,3 +257,18 @@ def test_points_spread_over_a_huge_rectangle():
     res = exact(pts, 4)
     assert res.status == "optimal" and res.objective == 8.0 and sorted(res.indices.tolist()) == [0, 1, 2, 3]
     assert box_optimum(10**9, 10**9, 5)[0] == box_optimum(5, 5, 5)[0]
+
+
+@needs_search
+@pytest.mark.parametrize("width, height, k", [(7, 7, 20), (6, 9, 25), (9, 6, 25), (12, 12, 50), (10, 14, 70)])
+def test_the_search_equals_the_tables_with_any_cut_table(width, height, k):
+    # the cut bounds by parts allowed are kept for few parts on large boxes
+    # (n_max small; beyond it the bound for any number of parts): the
+    # optimum is the same however far the table goes
+    from optalloc.ksubset._boxsearch import _search
+
+    want = box_optimum(width, height, k, limit=10**6)[0]
+    for n_max in (0, 1, 3, min(width, k)):
+        parts = np.zeros(min(width, k) + 2, dtype=np.int64)
+        value, _, complete = _search(width, height, k, np.int64(1 << 50), np.int64(10**7), parts, np.int64(n_max))
+        assert complete and value == want, n_max
