@@ -11,6 +11,13 @@ and brackets left by a time limit, which depend on the machine's speed).
 
 Each process keeps one :class:`~optalloc.ksubset.ExactSession` for the
 meshes it solves (triangle cuts carried from state to state).
+
+On a 2D mesh every state also gets the idle machine's bound: k nodes of a
+free set weigh at least the optimum of k nodes of the whole machine,
+:func:`~optalloc.ksubset.box_optimum` of its sides.  Each process solving
+states looks for it once per k of the run (:func:`warm_idle`, within
+``IDLE_NODES`` nodes of the box search; kept by the process), which pays
+on the many nearly empty states of a trace, where it is often the optimum.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import numpy as np
 
 from .. import ksubset
 
-__all__ = ["Solved", "StateSolver", "solve_state"]
+__all__ = ["Solved", "StateSolver", "idle_bound", "solve_state", "warm_idle"]
 
 
 class State(NamedTuple):
@@ -37,6 +44,35 @@ class State(NamedTuple):
     free_ids: np.ndarray
     k: int
     time_limit: float | None = None
+
+
+#: nodes of the box search a process spends, once per k, on the optimum of
+#: its idle 2D mesh (docs/certify.md)
+IDLE_NODES = 300_000
+
+
+def _idle_sides(machine):
+    return machine.shape if machine.kind == "mesh" and machine.ndim == 2 else None
+
+
+def warm_idle(machine, ks, nodes: int = IDLE_NODES) -> None:
+    """Look for the optimum of each k of ``ks`` on the idle machine (a 2D
+    mesh; nothing otherwise), for :func:`idle_bound` to read."""
+    sides = _idle_sides(machine)
+    if sides is None:
+        return
+    for k in sorted(set(int(k) for k in ks)):
+        if 1 <= k <= machine.size:
+            ksubset.box_optimum(*sides, k, nodes=nodes)
+
+
+def idle_bound(machine, k: int) -> float:
+    """The optimum of k nodes of the idle machine when this process knows
+    it (a 2D mesh, found by :func:`warm_idle` or small enough for the
+    partition tables); 0 otherwise."""
+    sides = _idle_sides(machine)
+    found = None if sides is None or not 1 <= k <= machine.size else ksubset.box_optimum(*sides, k, nodes=0)
+    return 0.0 if found is None else float(found[0])
 
 
 def _limit(state: State, default):
@@ -102,6 +138,8 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
         upper = float(res.objective) if res.objective is not None else math.inf
         lower = float(res.bound) if res.bound is not None else 0.0
         status = "time_limit" if res.termination == "time_limit" else "bracket"
+        if mesh and upper <= idle_bound(machine, k):  # the idle machine's optimum met
+            return Solved(upper, upper, "optimal", time.perf_counter() - t0)
     else:
         if mesh and quick:
             lower = ksubset.neighbour_bound(machine.coords[free_ids], k)
@@ -110,6 +148,8 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
         else:
             lower = max(ksubset.metric_lower_bound(_shadow(machine, free_ids), k, quick=quick).values())
         status = "bracket"
+    if mesh:
+        lower = max(lower, idle_bound(machine, k))
     if _integral(machine):
         lower = float(math.ceil(lower - 1e-6))  # W is an integer
     return Solved(lower, upper, status, time.perf_counter() - t0)
@@ -120,8 +160,9 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
 _WORKER: dict = {}
 
 
-def _init_worker(machine, exact, time_limit):
+def _init_worker(machine, exact, time_limit, ks=()):
     _WORKER.update(machine=machine, exact=exact, time_limit=time_limit, session=ksubset.ExactSession())
+    warm_idle(machine, ks)
 
 
 def _solve_in_worker(state: State):
@@ -184,6 +225,7 @@ class StateSolver:
         if self.scheduler is not None:
             self._run_dask(states, handle, stop)
         elif self.workers == 1 or len(states) == 1:
+            warm_idle(self.machine, [s.k for s in states])
             for s in states:
                 if stop is not None and stop():
                     return
@@ -203,7 +245,8 @@ class StateSolver:
             ctx = multiprocessing.get_context("spawn")
         n = min(self.workers, len(states))
         with concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
-                                                    initargs=(self.machine, self.exact, self.time_limit)) as pool:
+                                                    initargs=(self.machine, self.exact, self.time_limit,
+                                                              sorted({s.k for s in states}))) as pool:
             pending, it = set(), iter(states)
             try:
                 while True:
