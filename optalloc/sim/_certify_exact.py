@@ -179,6 +179,7 @@ def _solve_on_dask(machine, state: State, exact, time_limit):
     session = getattr(_THREAD, "session", None)
     if session is None:
         session = _THREAD.session = ksubset.ExactSession()
+    warm_idle(machine, [state.k])  # once per k and worker process (a search given up on is not repeated)
     return state.pos, solve_state(machine, state.free_ids, state.k, exact=exact,
                                   time_limit=_limit(state, time_limit),
                                   session=session)
