@@ -264,27 +264,32 @@ def _large_table(k: int, max_part: int, max_parts: int):
     return _sorted_scores(k, max_part, max_parts)
 
 
-#: box optima found, by (width, height, k), and the most nodes a search
-#: used without finishing (a search with no more is not tried again)
+#: box optima found, by (width, height, k), least recently used first, and
+#: the most nodes a search used without finishing (a search with no more is
+#: not tried again); _KEEP of each are kept
 _SOLVED: dict = {}
 _FAILED: dict = {}
-_KEEP = 256
+_KEEP = 4096
 
 
 def _box_optimum(width: int, height: int, k: int, limit: int, nodes: int):
     key = (width, height, k)
-    if key in _SOLVED:
-        return _SOLVED[key]
-    count = partition_count(k, height, width)
-    if count > limit and (nodes <= _FAILED.get(key, 0) or not SEARCH_AVAILABLE):
-        return None
-    found = _solve_box(width, height, k, count, limit, nodes)
-    if found is None:
-        _FAILED[key] = max(nodes, _FAILED.get(key, 0))
-        return None
-    if len(_SOLVED) >= _KEEP:
+    found = _SOLVED.get(key)
+    if found is not None:
+        _SOLVED.pop(key, None)
+    else:
+        count = partition_count(k, height, width)
+        if count > limit and (nodes <= _FAILED.get(key, 0) or not SEARCH_AVAILABLE):
+            return None
+        found = _solve_box(width, height, k, count, limit, nodes)
+        if found is None:
+            _FAILED[key] = max(nodes, _FAILED.pop(key, 0))
+            if len(_FAILED) > _KEEP:
+                _FAILED.pop(next(iter(_FAILED)))
+            return None
+    _SOLVED[key] = found  # the most recently used last
+    if len(_SOLVED) > _KEEP:
         _SOLVED.pop(next(iter(_SOLVED)))
-    _SOLVED[key] = found
     return found
 
 

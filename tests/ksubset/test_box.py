@@ -272,3 +272,14 @@ def test_the_search_equals_the_tables_with_any_cut_table(width, height, k):
         parts = np.zeros(min(width, k) + 2, dtype=np.int64)
         value, _, complete = _search(width, height, k, np.int64(1 << 50), np.int64(10**7), parts, np.int64(n_max))
         assert complete and value == want, n_max
+
+
+def test_the_box_optima_kept_are_the_least_recently_used_dropped(fresh_box_cache, monkeypatch):
+    # a certification reads its idle machine's optimum at every state while
+    # the shape search asks for many small boxes: the optimum it reads stays
+    monkeypatch.setattr(_box, "_KEEP", 3)
+    box_optimum(6, 6, 10)
+    for k in range(2, 8):
+        box_optimum(4, 4, k)
+        assert box_optimum(6, 6, 10) is not None  # used again: kept
+    assert list(_box._SOLVED) == [(4, 4, 6), (4, 4, 7), (6, 6, 10)]
