@@ -42,7 +42,7 @@ with busy cells among them; ``box_optimum`` and
 """
 
 from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
-from ._box import box_optimum, partition_count
+from ._box import box_bracket, box_optimum, partition_count
 from ._boxsearch import AVAILABLE as BOX_SEARCH_AVAILABLE
 from ._boxsearch import search_box
 from ._common import weight
@@ -82,6 +82,7 @@ __all__ = [
     "axis_bound",
     "town_bound",
     "box_bound",
+    "box_bracket",
     "box_optimum",
     "search_box",
     "BOX_SEARCH_AVAILABLE",

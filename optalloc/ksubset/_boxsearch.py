@@ -281,6 +281,24 @@ def _round_guess(width: int, height: int, k: int) -> int:
     return best
 
 
+def floor_box(width: int, height: int, k: int, target: float, *, node_limit: int):
+    """Whether some partition of the box scores below ``target``:
+    ``("above", None, nodes)`` when the search ended and none does (the box
+    optimum is at least ``target``), ``("found", W, nodes)`` when it ended
+    with the least W below it (the optimum), ``("open", None, nodes)``
+    when ``node_limit`` nodes did not end it."""
+    best_parts = np.zeros(min(width, k) + 2, dtype=np.int64)
+    cap = int(np.ceil(target))  # W is an integer: below target means below its ceiling
+    n_max = min(width, k, max(0, _TABLE // ((height + 1) * (k + 1)) - 2))
+    value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts,
+                                     np.int64(n_max))
+    if not complete:
+        return "open", None, int(nodes)
+    if value >= cap:
+        return "above", None, int(nodes)
+    return "found", float(value), int(nodes)
+
+
 def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, upper: float | None = None):
     """The box optimum by branch-and-bound: ``(W, counts, nodes)`` with
     counts the multiplicity vector of an optimal partition (entry v - 1:

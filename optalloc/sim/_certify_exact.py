@@ -13,11 +13,12 @@ Each process keeps one :class:`~optalloc.ksubset.ExactSession` for the
 meshes it solves (triangle cuts carried from state to state).
 
 On a 2D mesh every state also gets the idle machine's bound: k nodes of a
-free set weigh at least the optimum of k nodes of the whole machine,
-:func:`~optalloc.ksubset.box_optimum` of its sides.  Each process solving
-states looks for it once per k of the run (:func:`warm_idle`, within
-``IDLE_NODES`` nodes of the box search; kept by the process), which pays
-on the many nearly empty states of a trace, where it is often the optimum.
+free set weigh at least the optimum of k nodes of the whole machine, and
+:func:`~optalloc.ksubset.box_bracket` of its sides bounds that optimum
+from below.  Each process solving states works it out once per k of the
+run (:func:`warm_idle`, within ``IDLE_NODES`` nodes of the box search;
+kept by the process); it pays on every state of that k, most on the
+nearly empty ones, where the optimum of the idle machine often fits.
 """
 
 from __future__ import annotations
@@ -46,9 +47,9 @@ class State(NamedTuple):
     time_limit: float | None = None
 
 
-#: nodes of the box search a process spends, once per k, on the optimum of
-#: its idle 2D mesh (docs/certify.md)
-IDLE_NODES = 300_000
+#: nodes of the box search a process spends, once per k, on bounding the
+#: optimum of its idle 2D mesh (docs/certify.md)
+IDLE_NODES = 3_000_000
 
 
 def _idle_sides(machine):
@@ -56,23 +57,22 @@ def _idle_sides(machine):
 
 
 def warm_idle(machine, ks, nodes: int = IDLE_NODES) -> None:
-    """Look for the optimum of each k of ``ks`` on the idle machine (a 2D
+    """Bound the optimum of each k of ``ks`` on the idle machine (a 2D
     mesh; nothing otherwise), for :func:`idle_bound` to read."""
     sides = _idle_sides(machine)
     if sides is None:
         return
     for k in sorted(set(int(k) for k in ks)):
         if 1 <= k <= machine.size:
-            ksubset.box_optimum(*sides, k, nodes=nodes)
+            ksubset.box_bracket(*sides, k, nodes=nodes)
 
 
 def idle_bound(machine, k: int) -> float:
-    """The optimum of k nodes of the idle machine when this process knows
-    it (a 2D mesh, found by :func:`warm_idle` or small enough for the
-    partition tables); 0 otherwise."""
+    """A lower bound on the optimum of k nodes of the idle machine, as far
+    as this process knows it (a 2D mesh, bounded by :func:`warm_idle` or
+    small enough for the partition tables); 0 otherwise."""
     sides = _idle_sides(machine)
-    found = None if sides is None or not 1 <= k <= machine.size else ksubset.box_optimum(*sides, k, nodes=0)
-    return 0.0 if found is None else float(found[0])
+    return 0.0 if sides is None or not 1 <= k <= machine.size else ksubset.box_bracket(*sides, k, nodes=0)[0]
 
 
 def _limit(state: State, default):

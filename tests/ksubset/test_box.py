@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from optalloc.ksubset import _box, box_bound, box_optimum, brute, exact, town_bound, weight
+from optalloc.ksubset import _box, box_bound, box_bracket, box_optimum, brute, exact, town_bound, weight
 from optalloc.ksubset._box import (
     LIMIT,
     _arrangement_costs,
@@ -112,6 +112,7 @@ def fresh_box_cache(monkeypatch):
     """No box optimum known or given up on yet (they are kept per process)."""
     monkeypatch.setattr(_box, "_SOLVED", {})
     monkeypatch.setattr(_box, "_FAILED", {})
+    monkeypatch.setattr(_box, "_BRACKETS", {})
 
 
 needs_search = pytest.mark.skipif(not SEARCH_AVAILABLE, reason="numba is not installed: no compiled box search")
@@ -283,3 +284,29 @@ def test_the_box_optima_kept_are_the_least_recently_used_dropped(fresh_box_cache
         box_optimum(4, 4, k)
         assert box_optimum(6, 6, 10) is not None  # used again: kept
     assert list(_box._SOLVED) == [(4, 4, 6), (4, 4, 7), (6, 6, 10)]
+
+
+@needs_search
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.integers(9, 13), st.integers(9, 13), st.data())
+def test_box_brackets_hold_the_optimum_under_any_budget(width, height, data):
+    # the lower end is proven (no partition below it), never above the optimum
+    k = data.draw(st.integers(width * height // 4, width * height * 3 // 4))
+    assume(partition_count(k, height, width) > LIMIT)  # else the tables answer
+    opt = search_box(width, height, k, node_limit=10**8)[0]
+    nodes = data.draw(st.sampled_from([1, 30, 300, 3000, 30_000]))
+    _box._BRACKETS.clear()
+    lower, upper = box_bracket(width, height, k, nodes=nodes)
+    assert lower <= opt <= upper
+
+
+@needs_search
+def test_box_bracket_closes_with_nodes_and_is_kept(fresh_box_cache):
+    lower, upper = box_bracket(32, 32, 256, nodes=300_000)
+    assert 0.9 * upper <= lower < upper == 340016.0  # the round set's W
+    assert box_bracket(32, 32, 256, nodes=0) == (lower, upper)  # kept, not searched again
+    assert box_bracket(16, 16, 128, nodes=10**6) == (60002.0, 60002.0)
+    assert box_bracket(16, 8, 64, nodes=0) == (10592.0, 10592.0)  # the tables
+    assert box_bracket(40, 40, 100, nodes=0) == (0.0, math.inf)  # not searched
+    with pytest.raises(ValueError, match="k must be between"):
+        box_bracket(4, 4, 17)

@@ -193,6 +193,7 @@ def fresh_box_cache(monkeypatch):
 
     monkeypatch.setattr(_box, "_SOLVED", {})
     monkeypatch.setattr(_box, "_FAILED", {})
+    monkeypatch.setattr(_box, "_BRACKETS", {})
 
 
 def test_the_idle_machine_bounds_every_state_of_its_k(fresh_box_cache):
