@@ -51,8 +51,8 @@ import numpy as np
 
 from .._jit import AVAILABLE as _HAVE_NUMBA
 from .._jit import njit
-from ._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 from ._boxsearch import _GUESS_CELLS, _place_row, _round_guess, floor_box, search_box
+from ._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 
 _CHUNK = 8192
 
