@@ -34,6 +34,8 @@ from ._simulate import _as_allocation, simulate
 
 #: the least time limit a paced state gets (seconds)
 _MIN_SHARE = 0.01
+#: the share of a total time limit the idle machine's bounds may take
+_IDLE_SHARE = 0.1
 
 
 class _Decision(NamedTuple):
@@ -226,13 +228,15 @@ class _Certifier:
             waiting.setdefault(a.pos, []).append(i)
         self.next_row = 0
         self.answers, self.solved = answers, solved
-        if self.report is not None:
-            self.report.track(0, len(answers), stage="optima")
+        if self.report is not None:  # the solvers first bound the idle machine (a 2D mesh)
+            self.report.track(0, len(answers), stage="optima (idle-machine bounds first)")
         for pos in list(solved):  # rows read back from a resumed file
             self._arrived(pos, solved[pos], waiting)
         deadline = None if p.total_time_limit is None else wall0 + p.total_time_limit
+        # the idle machine's bounds take at most a tenth of a total time limit
+        idle_seconds = None if p.total_time_limit is None else _IDLE_SHARE * p.total_time_limit
         solver = StateSolver(p.machine, exact=p.exact, time_limit=p.time_limit, workers=p.workers,
-                             scheduler=p.cluster)
+                             scheduler=p.cluster, idle_seconds=idle_seconds)
 
         def stop():
             if deadline is not None and _time.perf_counter() > deadline:

@@ -223,3 +223,21 @@ def test_the_idle_bound_is_for_2d_meshes_only():
     for machine in (Machine((8, 8), torus=True), Machine((4, 4, 4)), Machine((64,))):
         warm_idle(machine, [10])
         assert idle_bound(machine, 10) == 0.0
+
+
+def test_the_idle_bounds_keep_to_their_time(fresh_box_cache, monkeypatch):
+    from optalloc.ksubset import _box
+    from optalloc.sim import _certify_exact
+    from optalloc.sim._certify_exact import idle_bound, warm_idle
+
+    budgets = []
+    real = _certify_exact.ksubset.box_bracket
+    monkeypatch.setattr(_certify_exact.ksubset, "box_bracket",
+                        lambda *a, nodes, **kw: budgets.append(nodes) or real(*a, nodes=nodes, **kw))
+    machine = Machine((32, 32))
+    warm_idle(machine, [256, 16], seconds=0.0)  # no time: no search beyond the tables
+    assert budgets == [0, 0] and idle_bound(machine, 256) == 0.0 and (32, 32, 256) not in _box._BRACKETS
+    assert idle_bound(machine, 16) == 318.0  # the tables need no nodes
+    budgets.clear()
+    warm_idle(machine, [256], seconds=0.5)  # nodes counted at 40,000 a second
+    assert 0 < budgets[0] <= 20_000 and 0.0 < idle_bound(machine, 256) < 340016.0
