@@ -388,9 +388,9 @@ def box_bracket(width: int, height: int, k: int, *, nodes: int = SEARCH_NODES) -
     if found is not None:
         return found[0], found[0]
     if nodes <= 0:
-        return (0.0, math.inf) if known is None else known[:2]
+        return 0.0, math.inf
     upper = float(_round_guess(width, height, k)) if width * height <= _GUESS_CELLS else math.inf
-    lower, left = 0.0, int(nodes)
+    lower, left = (0.0 if known is None else known[0]), int(nodes)  # the rungs proven before stand
     if SEARCH_AVAILABLE and upper < math.inf:
         for frac in (*_RUNGS, None):
             target = upper + 1 if frac is None else math.ceil(frac * upper)

@@ -281,22 +281,30 @@ def _round_guess(width: int, height: int, k: int) -> int:
     return best
 
 
+def _run(width: int, height: int, k: int, cap: int, node_limit: int):
+    """The compiled search below ``cap``: (value, nodes, complete, parts),
+    with the cut bounds by parts allowed for as many parts as keep their
+    table small."""
+    best_parts = np.zeros(min(width, k) + 2, dtype=np.int64)
+    n_max = min(width, k, max(0, _TABLE // ((height + 1) * (k + 1)) - 2))
+    value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts,
+                                     np.int64(n_max))
+    return value, int(nodes), complete, best_parts
+
+
 def floor_box(width: int, height: int, k: int, target: float, *, node_limit: int):
     """Whether some partition of the box scores below ``target``:
     ``("above", None, nodes)`` when the search ended and none does (the box
     optimum is at least ``target``), ``("found", W, nodes)`` when it ended
     with the least W below it (the optimum), ``("open", None, nodes)``
     when ``node_limit`` nodes did not end it."""
-    best_parts = np.zeros(min(width, k) + 2, dtype=np.int64)
     cap = int(np.ceil(target))  # W is an integer: below target means below its ceiling
-    n_max = min(width, k, max(0, _TABLE // ((height + 1) * (k + 1)) - 2))
-    value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts,
-                                     np.int64(n_max))
+    value, nodes, complete, _ = _run(width, height, k, cap, node_limit)
     if not complete:
-        return "open", None, int(nodes)
+        return "open", None, nodes
     if value >= cap:
-        return "above", None, int(nodes)
-    return "found", float(value), int(nodes)
+        return "above", None, nodes
+    return "found", float(value), nodes
 
 
 def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, upper: float | None = None):
@@ -304,16 +312,12 @@ def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, 
     counts the multiplicity vector of an optimal partition (entry v - 1:
     columns of height v), or ``(None, None, nodes)`` when ``node_limit``
     nodes did not finish or no partition is below ``upper``."""
-    best_parts = np.zeros(min(width, k) + 2, dtype=np.int64)
     # W is an integer: below upper means below its ceiling
     cap = int(_BIG) if upper is None or not upper < _BIG else int(np.ceil(upper))
     if k <= width * height <= _GUESS_CELLS:  # the search finds that set or a better one
         cap = min(cap, _round_guess(width, height, k) + 1)
-    # the cut bounds by parts allowed, for as many parts as keep the table small
-    n_max = min(width, k, max(0, _TABLE // ((height + 1) * (k + 1)) - 2))
-    value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts,
-                                     np.int64(n_max))
+    value, nodes, complete, best_parts = _run(width, height, k, cap, node_limit)
     if not complete or value >= cap:
-        return None, None, int(nodes)
+        return None, None, nodes
     counts = np.bincount(best_parts[best_parts > 0], minlength=height + 1)[1:]
-    return float(value), counts.astype(np.int64), int(nodes)
+    return float(value), counts.astype(np.int64), nodes

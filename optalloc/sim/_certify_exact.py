@@ -136,6 +136,7 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
     t0 = time.perf_counter()
     free_ids = np.asarray(free_ids, dtype=np.int64)
     mesh = machine.kind == "mesh"
+    idle = idle_bound(machine, k) if mesh else 0.0
     upper = math.inf
     if exact:
         if mesh:
@@ -148,7 +149,7 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
         upper = float(res.objective) if res.objective is not None else math.inf
         lower = float(res.bound) if res.bound is not None else 0.0
         status = "time_limit" if res.termination == "time_limit" else "bracket"
-        if mesh and upper <= idle_bound(machine, k):  # the idle machine's optimum met
+        if upper <= idle:  # the idle machine's optimum met
             return Solved(upper, upper, "optimal", time.perf_counter() - t0)
     else:
         if mesh and quick:
@@ -158,8 +159,7 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
         else:
             lower = max(ksubset.metric_lower_bound(_shadow(machine, free_ids), k, quick=quick).values())
         status = "bracket"
-    if mesh:
-        lower = max(lower, idle_bound(machine, k))
+    lower = max(lower, idle)
     if _integral(machine):
         lower = float(math.ceil(lower - 1e-6))  # W is an integer
     return Solved(lower, upper, status, time.perf_counter() - t0)

@@ -107,14 +107,6 @@ def test_compiled_scores_equal_the_array_dp(k, height, width):
     assert np.array_equal(score_y, y) and np.array_equal(score, x + y)
 
 
-@pytest.fixture
-def fresh_box_cache(monkeypatch):
-    """No box optimum known or given up on yet (they are kept per process)."""
-    monkeypatch.setattr(_box, "_SOLVED", {})
-    monkeypatch.setattr(_box, "_FAILED", {})
-    monkeypatch.setattr(_box, "_BRACKETS", {})
-
-
 needs_search = pytest.mark.skipif(not SEARCH_AVAILABLE, reason="numba is not installed: no compiled box search")
 
 

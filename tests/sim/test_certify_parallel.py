@@ -186,16 +186,6 @@ def test_the_pacer_shares_the_time_left():
     assert _Pacer(time.perf_counter() + 10.0, 1, 5, None)(s).time_limit == pytest.approx(2.0, rel=0.01)
 
 
-@pytest.fixture
-def fresh_box_cache(monkeypatch):
-    """No box optimum known to this process yet (they are kept per process)."""
-    from optalloc.ksubset import _box
-
-    monkeypatch.setattr(_box, "_SOLVED", {})
-    monkeypatch.setattr(_box, "_FAILED", {})
-    monkeypatch.setattr(_box, "_BRACKETS", {})
-
-
 def test_the_idle_machine_bounds_every_state_of_its_k(fresh_box_cache):
     from optalloc.sim._certify_exact import idle_bound, solve_state, warm_idle
 
