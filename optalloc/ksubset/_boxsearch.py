@@ -41,6 +41,7 @@ import numpy as np
 
 from .._jit import AVAILABLE as _HAVE_NUMBA
 from .._jit import njit
+from ._boxdual import no_tables
 
 #: True when the search is offered: numba is installed (it is imported, and
 #: the loops compiled, at the first search)
@@ -105,12 +106,41 @@ def _grow_columns(Xj, r, w, f, out):  # pragma: no cover - compiled by numba whe
         out[u] = _BIG
 
 
-def _search(a, b, k, upper, node_limit, best_parts, n_max):  # pragma: no cover - compiled by numba when installed
+def _dual_bound(j, w, cx, cy, r2, t, M, f, V, T, level, Pi, scale, t_none, cp, rp, last):  # pragma: no cover - compiled by numba when installed
+    """The Lagrangian bound (:mod:`._boxdual`) of the child that adds part
+    w at depth j: the columns to come from each state u of ``cx`` (r2
+    points, parts <= w) by V, the w middle rows (each of at least j + 1
+    cells) from each state A of ``cy`` by T, plus the weights of what is
+    fixed; rounded up, as W is an integer."""
+    big = np.int64(1) << 60
+    low_x = big
+    for u in range(r2 + 1):
+        v = V[w, r2 * (r2 + 1) // 2 + u]
+        if cx[u] < _BIG and v < big:
+            low_x = min(low_x, scale * cx[u] + v)
+    low_y = big
+    tl = level[j + 1]
+    base = t * (t + 1) // 2
+    for A in range(t + 1):
+        v = np.int64(T[tl, w, base + A])
+        if cy[A] < _BIG and v < t_none:
+            low_y = min(low_y, scale * (cy[A] + f[A + M]) + v)
+    if low_x >= big or low_y >= big:
+        return _BIG
+    total = low_x + low_y + cp + Pi[w] + rp
+    if j >= 1:
+        total -= j * (Pi[last] - Pi[w])
+    return (total + scale - 1) // scale
+
+
+def _search(a, b, k, upper, node_limit, best_parts, n_max, V, T, level, Pi, scale, t_none):  # pragma: no cover - compiled by numba when installed
     """Least arr(lambda) + arr(lambda') below ``upper`` over partitions of k
     (parts <= b, at most a of them), best first by bound.  Writes the parts
     of the best partition found into ``best_parts`` (descending, zero
     padded); returns (value, nodes, complete): value = ``upper`` when none
-    is below it, complete False when ``node_limit`` stopped the search."""
+    is below it, complete False when ``node_limit`` stopped the search.
+    With ``scale`` > 0, the Lagrangian tables of :mod:`._boxdual` (V, T,
+    level, Pi; T's entries ``t_none`` for no state) bound every child too."""
     K = k + 1
     f = np.empty(K, dtype=np.int64)
     for L in range(K):
@@ -132,6 +162,8 @@ def _search(a, b, k, upper, node_limit, best_parts, n_max):  # pragma: no cover 
     leaf = np.empty(K, dtype=np.int64)
     nxt = np.empty(K, dtype=np.int64)
     cap = np.zeros(b + 1, dtype=np.int64)
+    CP = np.zeros(depth + 1, dtype=np.int64)  # weights of the parts chosen: sum of Pi(part)
+    RP = np.zeros(depth + 1, dtype=np.int64)  # and of the rows known: - sum of pi_s lambda'_s
     # a square box holds the transpose of every set: search only the
     # partitions with no more parts than the largest one
     square = a == b
@@ -205,9 +237,13 @@ def _search(a, b, k, upper, node_limit, best_parts, n_max):  # pragma: no cover 
                         hi = min(A + M - (j + 1) * (w - i), A + cap[i])
                         v += min(f[lo], f[hi])
                     lby = min(lby, v)
-                if lbx + lby < best:
+                lb = lbx + lby
+                if scale > 0 and lb < best:
+                    lb = max(lb, _dual_bound(j, w, cx, cy, r2, t, M, f, V, T, level, Pi, scale, t_none,
+                                             CP[j], RP[j], last))
+                if lb < best:
                     cand[j, nc] = w
-                    lbs[nc] = lbx + lby
+                    lbs[nc] = lb
                     nc += 1
             for p in range(1, nc):  # best bound first (insertion sort, few children)
                 cw, cl = cand[j, p], lbs[p]
@@ -245,6 +281,8 @@ def _search(a, b, k, upper, node_limit, best_parts, n_max):  # pragma: no cover 
                 t = _place_row(Y[j + 1], t, j, f, nxt)
         tY[j + 1] = t
         S[j + 1] = S[j] + w
+        CP[j + 1] = CP[j] + Pi[w]
+        RP[j + 1] = RP[j] - j * (Pi[parts[j]] - Pi[w]) if j >= 1 else 0
         parts[j + 1] = w
         j += 1
         expand = True
@@ -255,6 +293,7 @@ def _search(a, b, k, upper, node_limit, best_parts, n_max):  # pragma: no cover 
 _cut_bounds = njit(cache=True)(_cut_bounds)
 _place_row = njit(cache=True)(_place_row)
 _grow_columns = njit(cache=True)(_grow_columns)
+_dual_bound = njit(cache=True)(_dual_bound)
 _search = njit(cache=True)(_search)
 
 
@@ -281,25 +320,31 @@ def _round_guess(width: int, height: int, k: int) -> int:
     return best
 
 
-def _run(width: int, height: int, k: int, cap: int, node_limit: int):
+def _run(width: int, height: int, k: int, cap: int, node_limit: int, dual=None, n_max=None):
     """The compiled search below ``cap``: (value, nodes, complete, parts),
-    with the cut bounds by parts allowed for as many parts as keep their
-    table small."""
+    with the cut bounds by parts allowed for ``n_max`` parts (default: as
+    many as keep their table small), and the Lagrangian tables ``dual``
+    (:func:`._boxdual.tables`) when given."""
     best_parts = np.zeros(min(width, k) + 2, dtype=np.int64)
-    n_max = min(width, k, max(0, _TABLE // ((height + 1) * (k + 1)) - 2))
+    if n_max is None:
+        n_max = min(width, k, max(0, _TABLE // ((height + 1) * (k + 1)) - 2))
+    if dual is None:
+        dual = no_tables(width, height, k)
+    t_none = np.int64(np.iinfo(dual.rows.dtype).max)
     value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts,
-                                     np.int64(n_max))
+                                     np.int64(n_max), dual.columns, dual.rows, dual.level, dual.Pi,
+                                     np.int64(dual.scale), t_none)
     return value, int(nodes), complete, best_parts
 
 
-def floor_box(width: int, height: int, k: int, target: float, *, node_limit: int):
+def floor_box(width: int, height: int, k: int, target: float, *, node_limit: int, dual=None):
     """Whether some partition of the box scores below ``target``:
     ``("above", None, nodes)`` when the search ended and none does (the box
     optimum is at least ``target``), ``("found", W, nodes)`` when it ended
     with the least W below it (the optimum), ``("open", None, nodes)``
-    when ``node_limit`` nodes did not end it."""
+    when ``node_limit`` nodes did not end it.  ``dual``: as for :func:`_run`."""
     cap = int(np.ceil(target))  # W is an integer: below target means below its ceiling
-    value, nodes, complete, _ = _run(width, height, k, cap, node_limit)
+    value, nodes, complete, _ = _run(width, height, k, cap, node_limit, dual)
     if not complete:
         return "open", None, nodes
     if value >= cap:
@@ -307,16 +352,18 @@ def floor_box(width: int, height: int, k: int, target: float, *, node_limit: int
     return "found", float(value), nodes
 
 
-def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, upper: float | None = None):
+def search_box(width: int, height: int, k: int, *, node_limit: int = 2_000_000, upper: float | None = None,
+               dual=None):
     """The box optimum by branch-and-bound: ``(W, counts, nodes)`` with
     counts the multiplicity vector of an optimal partition (entry v - 1:
     columns of height v), or ``(None, None, nodes)`` when ``node_limit``
-    nodes did not finish or no partition is below ``upper``."""
+    nodes did not finish or no partition is below ``upper``.  ``dual``: as
+    for :func:`_run`."""
     # W is an integer: below upper means below its ceiling
     cap = int(_BIG) if upper is None or not upper < _BIG else int(np.ceil(upper))
     if k <= width * height <= _GUESS_CELLS:  # the search finds that set or a better one
         cap = min(cap, _round_guess(width, height, k) + 1)
-    value, nodes, complete, best_parts = _run(width, height, k, cap, node_limit)
+    value, nodes, complete, best_parts = _run(width, height, k, cap, node_limit, dual)
     if not complete or value >= cap:
         return None, None, nodes
     counts = np.bincount(best_parts[best_parts > 0], minlength=height + 1)[1:]

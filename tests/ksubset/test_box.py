@@ -258,12 +258,11 @@ def test_the_search_equals_the_tables_with_any_cut_table(width, height, k):
     # the cut bounds by parts allowed are kept for few parts on large boxes
     # (n_max small; beyond it the bound for any number of parts): the
     # optimum is the same however far the table goes
-    from optalloc.ksubset._boxsearch import _search
+    from optalloc.ksubset._boxsearch import _run
 
     want = box_optimum(width, height, k, limit=10**6)[0]
     for n_max in (0, 1, 3, min(width, k)):
-        parts = np.zeros(min(width, k) + 2, dtype=np.int64)
-        value, _, complete = _search(width, height, k, np.int64(1 << 50), np.int64(10**7), parts, np.int64(n_max))
+        value, _, complete, _ = _run(width, height, k, 1 << 50, 10**7, n_max=n_max)
         assert complete and value == want, n_max
 
 
