@@ -10,7 +10,10 @@ def fresh_box_cache(monkeypatch):
     """No box optimum or bracket known, nor a search given up on, in this
     process (``optalloc.ksubset`` keeps them per process)."""
     from optalloc.ksubset import _box
+    from optalloc.sim import _certify_exact
 
     monkeypatch.setattr(_box, "_SOLVED", {})
     monkeypatch.setattr(_box, "_FAILED", {})
     monkeypatch.setattr(_box, "_BRACKETS", {})
+    monkeypatch.setattr(_box, "_DUALS", {})
+    monkeypatch.setattr(_certify_exact, "_IDLE", {})

@@ -15,10 +15,11 @@ meshes it solves (triangle cuts carried from state to state).
 On a 2D mesh every state also gets the idle machine's bound: k nodes of a
 free set weigh at least the optimum of k nodes of the whole machine, and
 :func:`~optalloc.ksubset.box_bracket` of its sides bounds that optimum
-from below.  Each process solving states works it out once per k of the
-run (:func:`warm_idle`, within ``IDLE_NODES`` nodes of the box search;
-kept by the process); it pays on every state of that k, most on the
-nearly empty ones, where the optimum of the idle machine often fits.
+from below.  The process that runs the states works it out once per k of
+the run (:func:`warm_idle`, within ``IDLE_NODES`` nodes of the box
+search) and hands the bounds to the processes or Dask workers that solve
+them; it pays on every state of that k, most on the nearly empty ones,
+where the optimum of the idle machine often fits.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import numpy as np
 
 from .. import ksubset
 
-__all__ = ["Solved", "StateSolver", "idle_bound", "solve_state", "warm_idle"]
+__all__ = ["Solved", "StateSolver", "idle_bound", "know_idle", "solve_state", "warm_idle"]
 
 
 class State(NamedTuple):
@@ -47,9 +48,11 @@ class State(NamedTuple):
     time_limit: float | None = None
 
 
-#: nodes of the box search a process spends, once per k, on bounding the
-#: optimum of its idle 2D mesh (docs/certify.md)
-IDLE_NODES = 3_000_000
+#: nodes of the box search spent, once per k, on bounding the optimum of
+#: the idle 2D mesh (docs/certify.md)
+IDLE_NODES = 6_000_000
+#: idle bounds known to this process, by (sides, k): worked out here or handed over
+_IDLE: dict = {}
 
 
 def _idle_sides(machine):
@@ -61,28 +64,42 @@ def _idle_sides(machine):
 _NODES_PER_SECOND = 40_000
 
 
-def warm_idle(machine, ks, nodes: int = IDLE_NODES, seconds: float | None = None) -> None:
+def warm_idle(machine, ks, nodes: int = IDLE_NODES, seconds: float | None = None) -> dict:
     """Bound the optimum of each k of ``ks`` on the idle machine (a 2D
     mesh; nothing otherwise), for :func:`idle_bound` to read: ``nodes``
-    per k, and no more than ``seconds`` in all (counted in nodes)."""
+    per k, and no more than ``seconds`` in all (counted in nodes).  Returns
+    the bounds, {k: lower}, to hand to other processes (:func:`know_idle`)."""
     sides = _idle_sides(machine)
     if sides is None:
-        return
+        return {}
     end = None if seconds is None else time.perf_counter() + seconds
     for k in sorted(set(int(k) for k in ks)):
         budget = nodes
         if end is not None:
             budget = min(nodes, int(_NODES_PER_SECOND * max(0.0, end - time.perf_counter())))
         if 1 <= k <= machine.size:
-            ksubset.box_bracket(*sides, k, nodes=budget)
+            know_idle(machine, {k: ksubset.box_bracket(*sides, k, nodes=budget)[0]})
+    return {k: lower for (s, k), lower in _IDLE.items() if s == sides}
+
+
+def know_idle(machine, bounds: dict) -> None:
+    """Keep idle bounds {k: lower} of ``machine`` (from :func:`warm_idle`,
+    here or in another process) for :func:`idle_bound`."""
+    sides = _idle_sides(machine)
+    if sides is not None:
+        for k, lower in bounds.items():
+            _IDLE[(sides, int(k))] = max(float(lower), _IDLE.get((sides, int(k)), 0.0))
 
 
 def idle_bound(machine, k: int) -> float:
     """A lower bound on the optimum of k nodes of the idle machine, as far
-    as this process knows it (a 2D mesh, bounded by :func:`warm_idle` or
-    small enough for the partition tables); 0 otherwise."""
+    as this process knows it (a 2D mesh, bounded by :func:`warm_idle`,
+    handed over by :func:`know_idle`, or small enough for the partition
+    tables); 0 otherwise."""
     sides = _idle_sides(machine)
-    return 0.0 if sides is None or not 1 <= k <= machine.size else ksubset.box_bracket(*sides, k, nodes=0)[0]
+    if sides is None or not 1 <= k <= machine.size:
+        return 0.0
+    return max(_IDLE.get((sides, int(k)), 0.0), ksubset.box_bracket(*sides, k, nodes=0)[0])
 
 
 def _limit(state: State, default):
@@ -170,9 +187,9 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
 _WORKER: dict = {}
 
 
-def _init_worker(machine, exact, time_limit, ks=(), idle_seconds=None):
+def _init_worker(machine, exact, time_limit, idle=None):
     _WORKER.update(machine=machine, exact=exact, time_limit=time_limit, session=ksubset.ExactSession())
-    warm_idle(machine, ks, seconds=idle_seconds)
+    know_idle(machine, idle or {})
 
 
 def _solve_in_worker(state: State):
@@ -184,12 +201,12 @@ def _solve_in_worker(state: State):
 _THREAD = threading.local()
 
 
-def _solve_on_dask(machine, state: State, exact, time_limit):
+def _solve_on_dask(machine, state: State, exact, time_limit, idle=None):
     # one session per thread of a Dask worker: a session is not shared between threads
     session = getattr(_THREAD, "session", None)
     if session is None:
         session = _THREAD.session = ksubset.ExactSession()
-    warm_idle(machine, [state.k])  # once per k and worker process (a search given up on is not repeated)
+    know_idle(machine, idle or {})
     return state.pos, solve_state(machine, state.free_ids, state.k, exact=exact,
                                   time_limit=_limit(state, time_limit),
                                   session=session)
@@ -234,10 +251,11 @@ class StateSolver:
         the state as it is sent, its time limit set then."""
         if not states:
             return
+        # the idle machine's bounds: worked out here, once, and handed to the workers
+        idle = warm_idle(self.machine, [s.k for s in states], seconds=self.idle_seconds)
         if self.scheduler is not None:
-            self._run_dask(states, handle, stop)
+            self._run_dask(states, handle, stop, idle)
         elif self.workers == 1 or len(states) == 1:
-            warm_idle(self.machine, [s.k for s in states], seconds=self.idle_seconds)
             for s in states:
                 if stop is not None and stop():
                     return
@@ -245,9 +263,9 @@ class StateSolver:
                     s = pace(s)
                 handle(s.pos, self.one(s))
         else:
-            self._run_local(states, handle, stop, pace)
+            self._run_local(states, handle, stop, pace, idle)
 
-    def _run_local(self, states, handle, stop, pace=None):
+    def _run_local(self, states, handle, stop, pace=None, idle=None):
         # never a plain fork: the solver's own threads (HiGHS) do not survive one, and a child could wait
         # forever on a lock one of them held; a fork server (its first child imports optalloc) or spawn
         if "forkserver" in multiprocessing.get_all_start_methods():
@@ -258,8 +276,7 @@ class StateSolver:
         n = min(self.workers, len(states))
         with concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
                                                     initargs=(self.machine, self.exact, self.time_limit,
-                                                              sorted({s.k for s in states}),
-                                                              self.idle_seconds)) as pool:
+                                                              idle)) as pool:
             pending, it = set(), iter(states)
             try:
                 while True:
@@ -277,7 +294,7 @@ class StateSolver:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
 
-    def _run_dask(self, states, handle, stop):
+    def _run_dask(self, states, handle, stop, idle=None):
         from ._dask_client import dask_client
 
         dask = dask_client(self.scheduler)
@@ -288,7 +305,7 @@ class StateSolver:
             machine = dask.client.scatter(self.machine, broadcast=True, hash=False)
             for s in states:
                 futures.append(dask.client.submit(_solve_on_dask, machine, s, self.exact, self.time_limit,
-                                                  pure=False))
+                                                  {s.k: idle[s.k]} if s.k in (idle or {}) else None, pure=False))
             for fut in as_completed(futures):
                 handle(*fut.result())
                 if stop is not None and stop():

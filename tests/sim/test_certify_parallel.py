@@ -231,3 +231,28 @@ def test_the_idle_bounds_keep_to_their_time(fresh_box_cache, monkeypatch):
     budgets.clear()
     warm_idle(machine, [256], seconds=0.5)  # nodes counted at 40,000 a second
     assert 0 < budgets[0] <= 20_000 and 0.0 < idle_bound(machine, 256) < 340016.0
+
+
+def test_the_idle_bounds_are_worked_out_once_and_handed_to_the_workers(fresh_box_cache, monkeypatch):
+    from optalloc.ksubset import _box
+    from optalloc.sim import _certify_exact
+    from optalloc.sim._certify_exact import State, StateSolver, idle_bound, know_idle
+
+    machine = Machine((16, 16))
+    busy = machine.node_ids([[0, 0], [15, 15], [0, 15], [15, 0], [1, 1]])
+    free = np.setdiff1d(np.arange(machine.size), busy)
+    calls = []
+    real = _certify_exact.ksubset.box_bracket
+    monkeypatch.setattr(_certify_exact.ksubset, "box_bracket",
+                        lambda *a, nodes, **kw: (nodes > 0 and calls.append(a)) or real(*a, nodes=nodes, **kw))
+    got = {}
+    solver = StateSolver(machine, exact=False, time_limit=None, workers=2)
+    solver.run([State(0, free, 128), State(1, free, 128), State(2, free, 20)], lambda pos, s: got.update({pos: s}))
+    # one search per k, in this process; the workers (fresh processes, whose
+    # cheap bounds stay below 60002 at k = 128) have the bound handed to them
+    assert sorted(calls) == [(16, 16, 20), (16, 16, 128)]
+    assert got[0].lower == got[1].lower == 60002.0 == idle_bound(machine, 128)
+    # handed-over bounds only raise what a process knows
+    know_idle(machine, {128: 100.0, 20: 5.0})
+    assert idle_bound(machine, 128) == 60002.0 and idle_bound(machine, 20) >= 5.0
+    assert (16, 16, 128) in _box._BRACKETS
