@@ -82,13 +82,31 @@ def distance_matrix(points, *, ring_length: float | None = None) -> np.ndarray:
     return out
 
 
+#: the most k-subsets the brute force enumerates (C(n, k)); a test that
+#: needs more is too large for ground truth (see :func:`brute_k`)
+MOST_SUBSETS = 3_000_000
+
+
+def brute_k(n: int, most: int) -> int:
+    """The largest k <= ``most`` whose C(n, k) subsets the brute force takes
+    (at least 1): random tests draw k up to it."""
+    k = max(1, min(most, n))
+    while k > 1 and math.comb(n, k) > MOST_SUBSETS:
+        k -= 1
+    return k
+
+
 def subset_weights(dist: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """W of every k-subset, enumerated with ``itertools.combinations``.
 
     Returns (subsets of shape (C(n, k), k), their weights).
     """
     n = len(dist)
-    subsets = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp).reshape(-1, k)
+    count = math.comb(n, k)
+    if count > MOST_SUBSETS:
+        raise ValueError(f"brute force over C({n}, {k}) = {count:,} subsets is too large for a test")
+    flat = itertools.chain.from_iterable(itertools.combinations(range(n), k))
+    subsets = np.fromiter(flat, dtype=np.intp, count=count * k).reshape(-1, k)
     w = np.zeros(len(subsets))
     for a, b in itertools.combinations(range(k), 2):
         w += dist[subsets[:, a], subsets[:, b]]

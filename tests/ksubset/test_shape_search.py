@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ksubset_truth import naive_weight, optimal_subsets, optimum
+from ksubset_truth import brute_k, naive_weight, optimal_subsets, optimum
 
 from optalloc.bench import half_free_mesh
 from optalloc.ksubset import _shapesearch as shapesearch
@@ -148,7 +148,7 @@ def test_bound_on_the_rest_never_cuts_an_optimal_set():
     rng = np.random.default_rng(3)
     for _ in range(120):
         pts = random_cells(rng, int(rng.integers(2, 6)), int(rng.integers(2, 6)), rng.uniform(0.4, 1.0))
-        k = int(rng.integers(2, min(len(pts), 8) + 1))
+        k = int(rng.integers(2, max(2, brute_k(len(pts), 8)) + 1))
         opt = optimum(pts, k)
         for sub in optimal_subsets(pts, k):
             grid = shape_grid(pts)
@@ -193,7 +193,7 @@ def test_bound_on_the_rest_never_cuts_an_optimal_set():
 def test_shape_search_equals_enumeration(seed, rows, cols, share, spread):
     rng = np.random.default_rng(seed)
     pts = random_cells(rng, rows, cols, share, spread)
-    k = int(rng.integers(2, min(len(pts), 8) + 1))
+    k = int(rng.integers(2, max(2, brute_k(len(pts), 8)) + 1))
     opt = optimum(pts, k)
     value, idx, complete = shape_search_grid(shape_grid(pts), k, math.inf)
     assert complete and value == opt
@@ -212,7 +212,7 @@ def test_shape_search_with_star_values_equals_enumeration(seed, rows, cols, shar
     # optimum the search still finds it, just below it finds nothing and ends
     rng = np.random.default_rng(seed)
     pts = random_cells(rng, rows, cols, share, spread)
-    k = int(rng.integers(2, min(len(pts), 9) + 1))
+    k = int(rng.integers(2, max(2, brute_k(len(pts), 9)) + 1))
     opt = optimum(pts, k)
     dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
     values = star_bound(dist, k, upper=opt, steps=steps).values
@@ -230,7 +230,7 @@ def test_value_tables_past_their_depth_keep_the_optimum(monkeypatch, depth):
     rng = np.random.default_rng(depth)
     for _ in range(40):
         pts = random_cells(rng, int(rng.integers(2, 6)), int(rng.integers(2, 7)), 0.7)
-        k = int(rng.integers(depth + 1, min(len(pts), 9) + 1)) if len(pts) > depth else len(pts)
+        k = int(rng.integers(depth + 1, max(depth + 1, brute_k(len(pts), 9)) + 1)) if len(pts) > depth else len(pts)
         if k < 2:
             continue
         opt = optimum(pts, k)
