@@ -304,9 +304,17 @@ _DUALS: dict = {}
 _DUALS_KEEP = 2
 
 
+#: the most memory the Lagrangian bounds may take (bytes; about 260 MB at
+#: k = 512 on 32 x 32): beyond it the search runs without them
+_DUAL_BYTES = 512 << 20
+
+
 def _dual_cost(width: int, height: int, k: int) -> int:
     """What working out the Lagrangian bounds costs, counted in search nodes
-    (a rough equivalent of its time)."""
+    (a rough equivalent of its time); more than any budget when they would
+    take more than ``_DUAL_BYTES``."""
+    if _boxdual.memory(width, height, k) > _DUAL_BYTES:
+        return 1 << 62
     return width * height * k * k // 200
 
 

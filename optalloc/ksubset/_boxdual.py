@@ -195,6 +195,17 @@ _rows = njit(cache=True)(_rows)
 _column_table = njit(cache=True)(_column_table)
 
 
+def memory(a: int, b: int, k: int) -> int:
+    """Bytes the weights and tables of an ``a x b`` box and k take at their
+    peak, roughly: the moves of :func:`multipliers` and two layers of its
+    DP, or the tables of :func:`tables`, whichever is more."""
+    states = (k + 1) * (k + 2) // 2
+    levels = len(range(1, a + 1, _LO_STEP))
+    finding = (b + 1) * (a + 1) * states * (1 if 2 * a + 1 < 128 else 2) + 2 * (a + 1) * states * 8
+    tabling = (b + 1) * states * (8 + 8 + 4 * levels)
+    return max(finding, tabling)
+
+
 def _no_table():
     return np.zeros((1, 1))
 
