@@ -64,11 +64,13 @@ def _idle_sides(machine):
 _NODES_PER_SECOND = 40_000
 
 
-def warm_idle(machine, ks, nodes: int = IDLE_NODES, seconds: float | None = None) -> dict:
+def warm_idle(machine, ks, nodes: int = IDLE_NODES, seconds: float | None = None, announce=None) -> dict:
     """Bound the optimum of each k of ``ks`` on the idle machine (a 2D
     mesh; nothing otherwise), for :func:`idle_bound` to read: ``nodes``
-    per k, and no more than ``seconds`` in all (counted in nodes).  Returns
-    the bounds, {k: lower}, to hand to other processes (:func:`know_idle`)."""
+    per k, and no more than ``seconds`` in all (counted in nodes).
+    ``announce(k)`` is called as each k starts and ``announce(None)`` at
+    the end.  Returns the bounds, {k: lower}, to hand to other processes
+    (:func:`know_idle`)."""
     sides = _idle_sides(machine)
     if sides is None:
         return {}
@@ -78,7 +80,11 @@ def warm_idle(machine, ks, nodes: int = IDLE_NODES, seconds: float | None = None
         if end is not None:
             budget = min(nodes, int(_NODES_PER_SECOND * max(0.0, end - time.perf_counter())))
         if 1 <= k <= machine.size:
+            if announce is not None:
+                announce(k)
             know_idle(machine, {k: ksubset.box_bracket(*sides, k, nodes=budget)[0]})
+    if announce is not None:
+        announce(None)
     return {k: lower for (s, k), lower in _IDLE.items() if s == sides}
 
 
@@ -227,10 +233,11 @@ class StateSolver:
         A Dask scheduler address or client: the states run on its workers.
     """
 
-    def __init__(self, machine, *, exact, time_limit, workers=1, scheduler=None, idle_seconds=None):
+    def __init__(self, machine, *, exact, time_limit, workers=1, scheduler=None, idle_seconds=None,
+                 announce=None):
         self.machine, self.exact, self.time_limit = machine, exact, time_limit
         self.workers, self.scheduler = workers, scheduler
-        self.idle_seconds = idle_seconds
+        self.idle_seconds, self.announce = idle_seconds, announce
         self.session = ksubset.ExactSession() if exact and machine.kind == "mesh" else None
 
     def describe(self) -> str:
@@ -252,7 +259,7 @@ class StateSolver:
         if not states:
             return
         # the idle machine's bounds: worked out here, once, and handed to the workers
-        idle = warm_idle(self.machine, [s.k for s in states], seconds=self.idle_seconds)
+        idle = warm_idle(self.machine, [s.k for s in states], seconds=self.idle_seconds, announce=self.announce)
         if self.scheduler is not None:
             self._run_dask(states, handle, stop, idle)
         elif self.workers == 1 or len(states) == 1:

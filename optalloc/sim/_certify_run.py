@@ -228,15 +228,20 @@ class _Certifier:
             waiting.setdefault(a.pos, []).append(i)
         self.next_row = 0
         self.answers, self.solved = answers, solved
+        announce = None
         if self.report is not None:  # the solvers first bound the idle machine (a 2D mesh)
-            self.report.track(0, len(answers), stage="optima (idle-machine bounds first)")
+            self.report.track(0, len(answers), stage="optima")
+
+            def announce(k):
+                stage = "optima" if k is None else f"bounds of the idle machine, k = {k}"
+                self.report.track(self.report.n, stage=stage)
         for pos in list(solved):  # rows read back from a resumed file
             self._arrived(pos, solved[pos], waiting)
         deadline = None if p.total_time_limit is None else wall0 + p.total_time_limit
         # the idle machine's bounds take at most a tenth of a total time limit
         idle_seconds = None if p.total_time_limit is None else _IDLE_SHARE * p.total_time_limit
         solver = StateSolver(p.machine, exact=p.exact, time_limit=p.time_limit, workers=p.workers,
-                             scheduler=p.cluster, idle_seconds=idle_seconds)
+                             scheduler=p.cluster, idle_seconds=idle_seconds, announce=announce)
 
         def stop():
             if deadline is not None and _time.perf_counter() > deadline:

@@ -256,3 +256,18 @@ def test_the_idle_bounds_are_worked_out_once_and_handed_to_the_workers(fresh_box
     know_idle(machine, {128: 100.0, 20: 5.0})
     assert idle_bound(machine, 128) == 60002.0 and idle_bound(machine, 20) >= 5.0
     assert (16, 16, 128) in _box._BRACKETS
+
+
+def test_the_idle_bounds_announce_each_k(fresh_box_cache):
+    # the progress of a certification names the k being bounded (the
+    # warm-up can take minutes at k = 512 on 32 x 32), then returns to "optima"
+    from optalloc.sim._certify_exact import warm_idle
+
+    seen = []
+    bounds = warm_idle(Machine((16, 16)), [20, 8, 20, 300], announce=seen.append)  # 300: beyond the machine
+    assert seen == [8, 20, None] and sorted(bounds) == [8, 20]
+    assert warm_idle(Machine((8, 8), torus=True), [8], announce=seen.append) == {} and seen[-1] is None
+    log = io.StringIO()
+    with Progress(unit="decisions", label="certify", stream=log) as p:
+        certify(read_swf(os.path.join(ROOT, "instances", "small.swf"), max_procs=16).head(5), "8x4", progress=p)
+    assert "stage=optima" in log.getvalue() and "idle machine" not in log.getvalue().splitlines()[-1]
