@@ -202,7 +202,7 @@ def memory(a: int, b: int, k: int) -> int:
     states = (k + 1) * (k + 2) // 2
     levels = len(range(1, a + 1, _LO_STEP))
     finding = (b + 1) * (a + 1) * states * (1 if 2 * a + 1 < 128 else 2) + 2 * (a + 1) * states * 8
-    tabling = (b + 1) * states * (8 + 8 + 4 * levels)
+    tabling = (b + 1) * states * (8 + 8 + 4 * levels)  # V, a level in floats, the levels as integers
     return max(finding, tabling)
 
 
@@ -278,17 +278,15 @@ def tables(a: int, b: int, k: int, pi: np.ndarray) -> Tables:
     los = list(range(1, a + 1, _LO_STEP))
     n = (k + 1) * (k + 2) // 2
     no_c = np.zeros((1, 1, 1), dtype=np.int8)
-    rows = []
-    for lo in los:
-        T = np.full((b + 1, n), np.inf)
-        _rows(a, b, k, pis.astype(float), lo, float(_SCALE), T, no_c)  # integer weights: the sums are exact in float
-        rows.append(T)
-    T = np.stack(rows)
-    finite = np.isfinite(T)
-    top = np.abs(T[finite]).max() if finite.any() else 0.0
-    kind = np.int32 if top < 2**30 else np.int64
-    big = np.iinfo(kind).max
-    T = np.where(finite, T, big).astype(kind)
+    T = np.empty((len(los), b + 1, n), dtype=np.int32)
+    for i, lo in enumerate(los):  # one level at a time in floats, kept as integers
+        level = np.full((b + 1, n), np.inf)
+        _rows(a, b, k, pis.astype(float), lo, float(_SCALE), level, no_c)  # integer weights: exact in float
+        finite = np.isfinite(level)
+        if T.dtype == np.int32 and finite.any() and np.abs(level[finite]).max() >= 2**30:  # rare: widen
+            T = np.where(T == np.iinfo(np.int32).max, np.iinfo(np.int64).max, T.astype(np.int64))
+        T[i] = np.iinfo(T.dtype).max  # no state
+        T[i][finite] = level[finite]
     level = np.array([max(i for i, lo in enumerate(los) if lo <= max(x, 1)) for x in range(a + 2)], dtype=np.int64)
     return Tables(V, T, level, Pi, _SCALE)
 

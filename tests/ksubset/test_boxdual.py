@@ -129,3 +129,16 @@ def test_conjugate_weights_identity():
         rows = sorted(conj, reverse=True)
         lhs = sum(pi[s + 1] * x for s, x in enumerate(rows))
         assert lhs == pytest.approx(np.cumsum(pi)[parts].sum())
+
+
+def test_tables_of_large_weights_widen_to_64_bits():
+    # row values past 2**30 do not fit int32: the tables widen, and the
+    # search still ends at the optimum
+    pi = np.array([0.0, 0.0, 4e7, -3e7, 5e7, 1e7, -2e7, 6e7])
+    dual = tables(7, 7, 20, pi)
+    assert dual.rows.dtype == np.int64
+    # the states no row sequence reaches keep the gap mark, nothing wraps round
+    assert (dual.rows == np.iinfo(np.int64).max).any() and dual.rows.min() > -(2**50)
+    value, _, _ = search_box(7, 7, 20, node_limit=10**7, dual=dual)
+    assert value == optimum(7, 7, 20)
+    assert tables(7, 7, 20, np.zeros(8)).rows.dtype == np.int32
