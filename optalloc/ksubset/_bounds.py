@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._box import box_optimum
+from ._box import box_bracket, box_optimum
 from ._common import (
     distance_dtype,
     distinct_lattice,
@@ -140,6 +140,17 @@ def box_start(points: np.ndarray, k: int, nodes: int = BOUND_NODES, nodes_3d: in
     if len(sides) == 3:
         return cuboid_optimum(*sides, k, nodes=nodes_3d)
     return box_optimum(*sides, k, nodes=nodes)
+
+
+def known_box_lower(points: np.ndarray, k: int) -> float:
+    """The lower end of the bracket this process already proved on the
+    optimum of the points' full bounding rectangle (:func:`box_bracket`,
+    searched no further; a certification works it out for its idle
+    machine), for distinct 2D lattice points; 0 otherwise."""
+    if points.shape[1] != 2 or not distinct_lattice(points):
+        return 0.0
+    sides = (points.max(axis=0) - points.min(axis=0) + 1).astype(int).tolist()
+    return box_bracket(*sides, k, nodes=0)[0]
 
 
 def box_bound(points, k) -> float:

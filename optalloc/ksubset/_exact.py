@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 from .._progress import Progress, check_progress, library_progress
-from ._bounds import BOUND_NODES, BOUND_NODES_3D, axis_bound, box_start
+from ._bounds import BOUND_NODES, BOUND_NODES_3D, axis_bound, box_start, known_box_lower
 from ._box import fit_in
 from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 from ._common import (
@@ -310,6 +310,8 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
             extra["phase"] = "box"
             return problem.result(fit, "optimal", "an optimal set of the bounding rectangle fits among the points",
                                   extra, bound=box_value)
+    else:  # a bracket on the rectangle's optimum proven before (a certification's idle machine)
+        lb = max(lb, known_box_lower(pts, k))
     # None unless distinct 2D lattice points; beyond the partition tables
     # the partitions below the incumbent are listed when the bounds are
     # close (scoring up to LARGE_LIMIT of them)

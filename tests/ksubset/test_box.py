@@ -305,3 +305,18 @@ def test_box_bracket_closes_with_nodes_and_is_kept(fresh_box_cache):
     assert box_bracket(40, 40, 100, nodes=0) == (0.0, math.inf)  # not searched
     with pytest.raises(ValueError, match="k must be between"):
         box_bracket(4, 4, 17)
+
+
+@needs_search
+def test_exact_starts_from_a_bracket_proven_before(fresh_box_cache, monkeypatch):
+    # a certification bounds its idle machine first; exact then starts every
+    # state whose bounding rectangle is that machine from the bracket's lower end
+    from optalloc.ksubset import _exact
+
+    monkeypatch.setattr(_exact, "box_start", lambda *a, **kw: None)  # not the rectangle's own search
+    corners = {(0, 0), (15, 15), (0, 15), (15, 0), (1, 1)}
+    pts = np.array([(x, y) for x in range(16) for y in range(16) if (x, y) not in corners])
+    before = exact(pts, 128, time_limit=1)
+    assert box_bracket(16, 16, 128, nodes=10**6) == (60002.0, 60002.0)
+    after = exact(pts, 128, time_limit=1)
+    assert before.bound < 60002.0 <= after.bound <= after.objective
