@@ -266,7 +266,8 @@ class Tables(NamedTuple):
     rows: np.ndarray  #: T[level, j, tri(r, u)]: :func:`_rows` with parts >= the level's least row length
     level: np.ndarray  #: level[x]: the row of ``rows`` for middle rows of at least x cells
     Pi: np.ndarray  #: Pi[x] = pi_1 + ... + pi_x (scaled integers)
-    scale: int
+    scale: int  #: 0: no tables (the search skips the bound)
+    none: int  #: the entry of ``rows`` for a state no rows reach
 
 
 def tables(a: int, b: int, k: int, pi: np.ndarray) -> Tables:
@@ -288,10 +289,10 @@ def tables(a: int, b: int, k: int, pi: np.ndarray) -> Tables:
         T[i] = np.iinfo(T.dtype).max  # no state
         T[i][finite] = level[finite]
     level = np.array([max(i for i, lo in enumerate(los) if lo <= max(x, 1)) for x in range(a + 2)], dtype=np.int64)
-    return Tables(V, T, level, Pi, _SCALE)
+    return Tables(V, T, level, Pi, _SCALE, int(np.iinfo(T.dtype).max))
 
 
 def no_tables(a: int, b: int, k: int) -> Tables:
     """Tables that bound nothing (for a search without the dual)."""
     return Tables(np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.int32),
-                  np.zeros(a + 2, dtype=np.int64), np.zeros(b + 1, dtype=np.int64), 0)
+                  np.zeros(a + 2, dtype=np.int64), np.zeros(b + 1, dtype=np.int64), 0, int(np.iinfo(np.int32).max))

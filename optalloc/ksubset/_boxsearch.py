@@ -106,41 +106,41 @@ def _grow_columns(Xj, r, w, f, out):  # pragma: no cover - compiled by numba whe
         out[u] = _BIG
 
 
-def _dual_bound(j, w, cx, cy, r2, t, M, f, V, T, level, Pi, scale, t_none, cp, rp, last):  # pragma: no cover - compiled by numba when installed
-    """The Lagrangian bound (:mod:`._boxdual`) of the child that adds part
-    w at depth j: the columns to come from each state u of ``cx`` (r2
-    points, parts <= w) by V, the w middle rows (each of at least j + 1
-    cells) from each state A of ``cy`` by T, plus the weights of what is
-    fixed; rounded up, as W is an integer."""
+def _dual_bound(dual, w, j, cx, r2, cy, t, f, fixed):  # pragma: no cover - compiled by numba when installed
+    """The Lagrangian bound (:mod:`._boxdual`, tables ``dual``) of the child
+    that adds part w at depth j: the columns to come from each state u of
+    ``cx`` (r2 points, parts <= w), the w middle rows (each of at least
+    j + 1 cells) from each state A of ``cy`` (t points placed), plus
+    ``fixed``, the weights of what the child fixes; rounded up, as W is an
+    integer."""
     big = np.int64(1) << 60
+    scale = dual.scale
     low_x = big
     for u in range(r2 + 1):
-        v = V[w, r2 * (r2 + 1) // 2 + u]
+        v = dual.columns[w, r2 * (r2 + 1) // 2 + u]
         if cx[u] < _BIG and v < big:
             low_x = min(low_x, scale * cx[u] + v)
     low_y = big
-    tl = level[j + 1]
+    level = dual.level[j + 1]
     base = t * (t + 1) // 2
+    M = len(f) - 1 - t  # the points of the middle rows
     for A in range(t + 1):
-        v = np.int64(T[tl, w, base + A])
-        if cy[A] < _BIG and v < t_none:
+        v = np.int64(dual.rows[level, w, base + A])
+        if cy[A] < _BIG and v < dual.none:
             low_y = min(low_y, scale * (cy[A] + f[A + M]) + v)
     if low_x >= big or low_y >= big:
         return _BIG
-    total = low_x + low_y + cp + Pi[w] + rp
-    if j >= 1:
-        total -= j * (Pi[last] - Pi[w])
-    return (total + scale - 1) // scale
+    return (low_x + low_y + fixed + scale - 1) // scale
 
 
-def _search(a, b, k, upper, node_limit, best_parts, n_max, V, T, level, Pi, scale, t_none):  # pragma: no cover - compiled by numba when installed
+def _search(a, b, k, upper, node_limit, best_parts, n_max, dual):  # pragma: no cover - compiled by numba when installed
     """Least arr(lambda) + arr(lambda') below ``upper`` over partitions of k
     (parts <= b, at most a of them), best first by bound.  Writes the parts
     of the best partition found into ``best_parts`` (descending, zero
     padded); returns (value, nodes, complete): value = ``upper`` when none
     is below it, complete False when ``node_limit`` stopped the search.
-    With ``scale`` > 0, the Lagrangian tables of :mod:`._boxdual` (V, T,
-    level, Pi; T's entries ``t_none`` for no state) bound every child too."""
+    With ``dual.scale`` > 0, the Lagrangian tables ``dual`` of
+    :mod:`._boxdual` bound every child too."""
     K = k + 1
     f = np.empty(K, dtype=np.int64)
     for L in range(K):
@@ -238,9 +238,11 @@ def _search(a, b, k, upper, node_limit, best_parts, n_max, V, T, level, Pi, scal
                         v += min(f[lo], f[hi])
                     lby = min(lby, v)
                 lb = lbx + lby
-                if scale > 0 and lb < best:
-                    lb = max(lb, _dual_bound(j, w, cx, cy, r2, t, M, f, V, T, level, Pi, scale, t_none,
-                                             CP[j], RP[j], last))
+                if dual.scale > 0 and lb < best:
+                    fixed = CP[j] + dual.Pi[w] + RP[j]  # the parts' weights, and the rows' of j cells now known
+                    if j >= 1:
+                        fixed -= j * (dual.Pi[last] - dual.Pi[w])
+                    lb = max(lb, _dual_bound(dual, w, j, cx, r2, cy, t, f, fixed))
                 if lb < best:
                     cand[j, nc] = w
                     lbs[nc] = lb
@@ -281,8 +283,8 @@ def _search(a, b, k, upper, node_limit, best_parts, n_max, V, T, level, Pi, scal
                 t = _place_row(Y[j + 1], t, j, f, nxt)
         tY[j + 1] = t
         S[j + 1] = S[j] + w
-        CP[j + 1] = CP[j] + Pi[w]
-        RP[j + 1] = RP[j] - j * (Pi[parts[j]] - Pi[w]) if j >= 1 else 0
+        CP[j + 1] = CP[j] + dual.Pi[w]
+        RP[j + 1] = RP[j] - j * (dual.Pi[parts[j]] - dual.Pi[w]) if j >= 1 else 0
         parts[j + 1] = w
         j += 1
         expand = True
@@ -330,10 +332,8 @@ def _run(width: int, height: int, k: int, cap: int, node_limit: int, dual=None, 
         n_max = min(width, k, max(0, _TABLE // ((height + 1) * (k + 1)) - 2))
     if dual is None:
         dual = no_tables(width, height, k)
-    t_none = np.int64(np.iinfo(dual.rows.dtype).max)
     value, nodes, complete = _search(int(width), int(height), int(k), np.int64(cap), np.int64(node_limit), best_parts,
-                                     np.int64(n_max), dual.columns, dual.rows, dual.level, dual.Pi,
-                                     np.int64(dual.scale), t_none)
+                                     np.int64(n_max), dual)
     return value, int(nodes), complete, best_parts
 
 
