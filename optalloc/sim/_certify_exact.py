@@ -15,11 +15,13 @@ meshes it solves (triangle cuts carried from state to state).
 On a 2D mesh every state also gets the idle machine's bound: k nodes of a
 free set weigh at least the optimum of k nodes of the whole machine, and
 :func:`~optalloc.ksubset.box_bracket` of its sides bounds that optimum
-from below.  The process that runs the states works it out once per k of
-the run (:func:`warm_idle`, within ``IDLE_NODES`` nodes of the box
-search) and hands the bounds to the processes or Dask workers that solve
-them; it pays on every state of that k, most on the nearly empty ones,
-where the optimum of the idle machine often fits.
+from below.  It is worked out once per k of the run, within
+``IDLE_NODES`` nodes of the box search: in this process
+(:func:`warm_idle`), or spread over the local processes or Dask workers,
+one task per k, largest first; the bounds are then handed to every
+worker with the states of their k.  It pays on every state of that k,
+most on the nearly empty ones, where the optimum of the idle machine
+often fits.
 """
 
 from __future__ import annotations
@@ -64,28 +66,43 @@ def _idle_sides(machine):
 _NODES_PER_SECOND = 40_000
 
 
+def _warm_ks(machine, ks) -> list[int]:
+    """The k of ``ks`` whose idle bound is worth working out, largest first."""
+    if _idle_sides(machine) is None:
+        return []
+    return sorted({int(k) for k in ks if 1 <= int(k) <= machine.size}, reverse=True)
+
+
+def _warm_one(machine, k: int, nodes: int, end: float | None) -> float:
+    """Bound the idle optimum of k within ``nodes``, and no later than the
+    wall-clock time ``end`` (``time.time()``, comparable between the
+    processes and hosts that share the work; counted in nodes); keep it."""
+    budget = nodes if end is None else min(nodes, int(_NODES_PER_SECOND * max(0.0, end - time.time())))
+    lower = ksubset.box_bracket(*_idle_sides(machine), k, nodes=budget)[0]
+    know_idle(machine, {k: lower})
+    return lower
+
+
+def _known_idle(machine) -> dict:
+    sides = _idle_sides(machine)
+    return {k: lower for (s, k), lower in _IDLE.items() if s == sides}
+
+
 def warm_idle(machine, ks, nodes: int = IDLE_NODES, seconds: float | None = None, announce=None) -> dict:
     """Bound the optimum of each k of ``ks`` on the idle machine (a 2D
     mesh; nothing otherwise), for :func:`idle_bound` to read: ``nodes``
     per k, and no more than ``seconds`` in all (counted in nodes).
-    ``announce(k)`` is called as each k starts and ``announce(None)`` at
-    the end.  Returns the bounds, {k: lower}, to hand to other processes
-    (:func:`know_idle`)."""
-    sides = _idle_sides(machine)
-    if sides is None:
-        return {}
-    end = None if seconds is None else time.perf_counter() + seconds
-    for k in sorted(set(int(k) for k in ks)):
-        budget = nodes
-        if end is not None:
-            budget = min(nodes, int(_NODES_PER_SECOND * max(0.0, end - time.perf_counter())))
-        if 1 <= k <= machine.size:
-            if announce is not None:
-                announce(k)
-            know_idle(machine, {k: ksubset.box_bracket(*sides, k, nodes=budget)[0]})
+    ``announce((k,))`` is called as each k starts and ``announce(None)``
+    at the end.  Returns the bounds, {k: lower}, to hand to other
+    processes (:func:`know_idle`)."""
+    end = None if seconds is None else time.time() + seconds
+    for k in reversed(_warm_ks(machine, ks)):  # the small ones first: they are quick
+        if announce is not None:
+            announce((k,))
+        _warm_one(machine, k, nodes, end)
     if announce is not None:
         announce(None)
-    return {k: lower for (s, k), lower in _IDLE.items() if s == sides}
+    return _known_idle(machine)
 
 
 def know_idle(machine, bounds: dict) -> None:
@@ -106,6 +123,10 @@ def idle_bound(machine, k: int) -> float:
     if sides is None or not 1 <= k <= machine.size:
         return 0.0
     return max(_IDLE.get((sides, int(k)), 0.0), ksubset.box_bracket(*sides, k, nodes=0)[0])
+
+
+def _one_k(idle: dict, k: int) -> dict | None:
+    return {k: idle[k]} if k in idle else None
 
 
 def _limit(state: State, default):
@@ -193,13 +214,17 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
 _WORKER: dict = {}
 
 
-def _init_worker(machine, exact, time_limit, idle=None):
+def _init_worker(machine, exact, time_limit):
     _WORKER.update(machine=machine, exact=exact, time_limit=time_limit, session=ksubset.ExactSession())
-    know_idle(machine, idle or {})
 
 
-def _solve_in_worker(state: State):
+def _warm_in_worker(k: int, end: float | None) -> float:
+    return _warm_one(_WORKER["machine"], k, IDLE_NODES, end)
+
+
+def _solve_in_worker(state: State, idle=None):
     w = _WORKER
+    know_idle(w["machine"], idle or {})
     return state.pos, solve_state(w["machine"], state.free_ids, state.k, exact=w["exact"],
                                   time_limit=_limit(state, w["time_limit"]), session=w["session"])
 
@@ -258,11 +283,12 @@ class StateSolver:
         the state as it is sent, its time limit set then."""
         if not states:
             return
-        # the idle machine's bounds: worked out here, once, and handed to the workers
-        idle = warm_idle(self.machine, [s.k for s in states], seconds=self.idle_seconds, announce=self.announce)
+        # the idle machine's bounds, once per k: here, or spread over the
+        # workers (largest k first), then handed to every worker
         if self.scheduler is not None:
-            self._run_dask(states, handle, stop, idle)
+            self._run_dask(states, handle, stop)
         elif self.workers == 1 or len(states) == 1:
+            warm_idle(self.machine, [s.k for s in states], seconds=self.idle_seconds, announce=self.announce)
             for s in states:
                 if stop is not None and stop():
                     return
@@ -270,9 +296,27 @@ class StateSolver:
                     s = pace(s)
                 handle(s.pos, self.one(s))
         else:
-            self._run_local(states, handle, stop, pace, idle)
+            self._run_local(states, handle, stop, pace)
 
-    def _run_local(self, states, handle, stop, pace=None, idle=None):
+    def _warm_on(self, submit, as_completed, ks) -> dict:
+        """Work out the idle bounds on the workers: ``submit(k, end)`` sends
+        one k's task, ``as_completed`` yields the tasks as they end."""
+        todo = _warm_ks(self.machine, ks)
+        if todo:
+            end = None if self.idle_seconds is None else time.time() + self.idle_seconds
+            tasks = {submit(k, end): k for k in todo}
+            left = set(todo)
+            if self.announce is not None:
+                self.announce(tuple(sorted(left)))
+            for task in as_completed(tasks):
+                k = tasks[task]
+                know_idle(self.machine, {k: task.result()})
+                left.discard(k)
+                if self.announce is not None:
+                    self.announce(tuple(sorted(left)) or None)
+        return _known_idle(self.machine)
+
+    def _run_local(self, states, handle, stop, pace=None):
         # never a plain fork: the solver's own threads (HiGHS) do not survive one, and a child could wait
         # forever on a lock one of them held; a fork server (its first child imports optalloc) or spawn
         if "forkserver" in multiprocessing.get_all_start_methods():
@@ -282,16 +326,17 @@ class StateSolver:
             ctx = multiprocessing.get_context("spawn")
         n = min(self.workers, len(states))
         with concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
-                                                    initargs=(self.machine, self.exact, self.time_limit,
-                                                              idle)) as pool:
+                                                    initargs=(self.machine, self.exact, self.time_limit)) as pool:
             pending, it = set(), iter(states)
             try:
+                idle = self._warm_on(lambda k, end: pool.submit(_warm_in_worker, k, end),
+                                     concurrent.futures.as_completed, [s.k for s in states])
                 while True:
                     while len(pending) < 2 * n and not (stop is not None and stop()):
                         s = next(it, None)
                         if s is None:
                             break
-                        pending.add(pool.submit(_solve_in_worker, s if pace is None else pace(s)))
+                        pending.add(pool.submit(_solve_in_worker, s if pace is None else pace(s), _one_k(idle, s.k)))
                     if not pending:
                         break
                     done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -301,7 +346,7 @@ class StateSolver:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
 
-    def _run_dask(self, states, handle, stop, idle=None):
+    def _run_dask(self, states, handle, stop):
         from ._dask_client import dask_client
 
         dask = dask_client(self.scheduler)
@@ -310,9 +355,11 @@ class StateSolver:
             from distributed import as_completed
 
             machine = dask.client.scatter(self.machine, broadcast=True, hash=False)
+            idle = self._warm_on(lambda k, end: dask.client.submit(_warm_one, machine, k, IDLE_NODES, end, pure=False),
+                                 as_completed, [s.k for s in states])
             for s in states:
                 futures.append(dask.client.submit(_solve_on_dask, machine, s, self.exact, self.time_limit,
-                                                  {s.k: idle[s.k]} if s.k in (idle or {}) else None, pure=False))
+                                                  _one_k(idle, s.k), pure=False))
             for fut in as_completed(futures):
                 handle(*fut.result())
                 if stop is not None and stop():

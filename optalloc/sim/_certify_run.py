@@ -232,8 +232,8 @@ class _Certifier:
         if self.report is not None:  # the solvers first bound the idle machine (a 2D mesh)
             self.report.track(0, len(answers), stage="optima")
 
-            def announce(k):
-                stage = "optima" if k is None else f"bounds of the idle machine, k = {k}"
+            def announce(ks):
+                stage = "optima" if ks is None else "bounds of the idle machine, k = " + ", ".join(map(str, ks))
                 self.report.track(self.report.n, stage=stage)
         for pos in list(solved):  # rows read back from a resumed file
             self._arrived(pos, solved[pos], waiting)

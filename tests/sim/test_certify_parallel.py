@@ -233,7 +233,7 @@ def test_the_idle_bounds_keep_to_their_time(fresh_box_cache, monkeypatch):
     assert 0 < budgets[0] <= 20_000 and 0.0 < idle_bound(machine, 256) < 340016.0
 
 
-def test_the_idle_bounds_are_worked_out_once_and_handed_to_the_workers(fresh_box_cache, monkeypatch):
+def test_the_idle_bounds_are_worked_out_on_the_workers_and_handed_to_all(fresh_box_cache, monkeypatch):
     from optalloc.ksubset import _box
     from optalloc.sim import _certify_exact
     from optalloc.sim._certify_exact import State, StateSolver, idle_bound, know_idle
@@ -248,14 +248,36 @@ def test_the_idle_bounds_are_worked_out_once_and_handed_to_the_workers(fresh_box
     got = {}
     solver = StateSolver(machine, exact=False, time_limit=None, workers=2)
     solver.run([State(0, free, 128), State(1, free, 128), State(2, free, 20)], lambda pos, s: got.update({pos: s}))
-    # one search per k, in this process; the workers (fresh processes, whose
-    # cheap bounds stay below 60002 at k = 128) have the bound handed to them
-    assert sorted(calls) == [(16, 16, 20), (16, 16, 128)]
+    # no search in this process: the workers (fresh processes, whose cheap
+    # bounds stay below 60002 at k = 128) did it and handed the bound over
+    assert calls == [] and (16, 16, 128) not in _box._BRACKETS
     assert got[0].lower == got[1].lower == 60002.0 == idle_bound(machine, 128)
     # handed-over bounds only raise what a process knows
     know_idle(machine, {128: 100.0, 20: 5.0})
     assert idle_bound(machine, 128) == 60002.0 and idle_bound(machine, 20) >= 5.0
-    assert (16, 16, 128) in _box._BRACKETS
+
+
+def test_the_workers_bound_each_k_once_largest_first(fresh_box_cache):
+    import concurrent.futures
+
+    from optalloc.sim._certify_exact import StateSolver, _warm_one, idle_bound
+
+    machine = Machine((16, 16))
+    sent, seen = [], []
+
+    def submit(k, end):  # the task run at once, as a worker would
+        sent.append(k)
+        fut = concurrent.futures.Future()
+        fut.set_result(_warm_one(machine.copy_empty(), k, 10**6, end))
+        return fut
+
+    solver = StateSolver(machine, exact=False, time_limit=None, workers=2, announce=seen.append)
+    bounds = solver._warm_on(submit, concurrent.futures.as_completed, [20, 128, 20, 300, 8])  # 300: too large
+    assert sent == [128, 20, 8] and bounds == {128: 60002.0, 20: idle_bound(machine, 20), 8: idle_bound(machine, 8)}
+    assert seen[0] == (8, 20, 128) and seen[-1] is None and len(seen) == 4
+    # a torus has no idle bound: nothing is sent
+    assert StateSolver(Machine((8, 8), torus=True), exact=False, time_limit=None)._warm_on(
+        submit, concurrent.futures.as_completed, [8]) == {} and sent == [128, 20, 8]
 
 
 def test_the_idle_bounds_announce_each_k(fresh_box_cache):
@@ -265,7 +287,7 @@ def test_the_idle_bounds_announce_each_k(fresh_box_cache):
 
     seen = []
     bounds = warm_idle(Machine((16, 16)), [20, 8, 20, 300], announce=seen.append)  # 300: beyond the machine
-    assert seen == [8, 20, None] and sorted(bounds) == [8, 20]
+    assert seen == [(8,), (20,), None] and sorted(bounds) == [8, 20]
     assert warm_idle(Machine((8, 8), torus=True), [8], announce=seen.append) == {} and seen[-1] is None
     log = io.StringIO()
     with Progress(unit="decisions", label="certify", stream=log) as p:
