@@ -63,6 +63,24 @@ def _cut_loop(problem: ExactProblem, options: ExactOptions, state: Bracket, extr
     return _outcome(problem, state, status_msg, extra)
 
 
+#: add the triangle rows the star bound prices to the LP at each round
+_STAR_ROWS = True
+
+
+def _add_star_rows(lp, tri: np.ndarray) -> int:
+    """Add the rows of ``tri`` (i, j, l) the LP does not hold yet; their number."""
+    if len(tri) == 0:
+        return 0
+    n = lp.n
+
+    def code(t):
+        return (t[:, 0] * n + np.minimum(t[:, 1], t[:, 2])) * n + np.maximum(t[:, 1], t[:, 2])
+
+    new = ~np.isin(code(tri), code(lp.triangles()))
+    lp.add_triangles(tri[new])
+    return int(new.sum())
+
+
 def _start_lp(problem: ExactProblem, options: ExactOptions, extra: dict, race: ProfileRace | None):
     """The LP with the session's cuts and the linking rows of near points,
     and the distance matrix."""
@@ -131,6 +149,10 @@ def _rounds(lp: _PairLP, dist: np.ndarray, problem: ExactProblem, options: Exact
             break
         lp.drop_slack(min_age=3)
         links, cuts = lp.separate(x, y, per_round, max(4, per_round // max(1, int((x > _EPS).sum()))))
+        if star is not None and _STAR_ROWS:
+            added = _add_star_rows(lp, star.priced_rows())
+            extra["star_rows"] = extra.get("star_rows", 0) + added
+            cuts += added
         if links + cuts == 0:
             phase = "stalled"
             break

@@ -197,7 +197,7 @@ def _merge(tri: _Triangles, new: np.ndarray, n: int, most: int) -> _Triangles:
 def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: float | None = None,
                steps: int = 300, seconds: float | None = None, deadline: np.ndarray | None = None,
                triangles: bool = True, enough: float | None = None, integral: bool = False,
-               publish=None) -> StarBound:
+               publish=None, share_rows=None) -> StarBound:
     """The star bound of the distance matrix ``dist`` for k-sets, raised by
     at most ``steps`` subgradient steps (and ``seconds``; None: no clock;
     ``deadline``, a one-element array of :func:`time.perf_counter` time
@@ -297,6 +297,8 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
             # the prices afresh (rows dropped and added)
             legs = tuple(np.ascontiguousarray(c) for c in tri.tri.T)
             prices = _pair_prices(tri, n)
+            if share_rows is not None:
+                share_rows(tri)
     excluded = np.zeros(n, dtype=bool)
     if cutoff is not None and best_v is not None and k < n:
         # forcing i in: v_i plus the k - 1 smallest of the others
@@ -331,6 +333,8 @@ class StarRace(LPWatcher):
         # a search fed with the stars' values (see feed); when they were last
         # offered to it, and the gap then
         self.sink, self.offered, self.offered_gap = None, -math.inf, math.inf
+        # the triangle rows the ascent prices, as it last separated them
+        self.priced: _Triangles | None = None
         self.thread = threading.Thread(target=self._run, args=(problem, state.ub), daemon=True)
         self.thread.start()
 
@@ -352,10 +356,22 @@ class StarRace(LPWatcher):
             self.offered, self.offered_gap = now, gap
             sink.offer(values.copy())
 
+    def _share(self, tri: _Triangles) -> None:
+        self.priced = tri
+
+    def priced_rows(self) -> np.ndarray:
+        """The triangle rows (i, j, l) the ascent prices now (a positive
+        multiplier): rows of the pairwise LP too (:meth:`._pairlp._PairLP.add_triangles`)."""
+        tri = self.priced
+        if tri is None:
+            return np.empty((0, 3), dtype=np.int64)
+        return tri.tri[tri.tau > 0]
+
     def _run(self, problem, ub):
         dist = np.asarray(problem.distances(), dtype=float)
         self.result = star_bound(dist, problem.k, upper=ub, steps=STAR_STEPS, deadline=self.deadline,
-                                 enough=self.enough, integral=self.integral, publish=self._publish)
+                                 enough=self.enough, integral=self.integral, publish=self._publish,
+                                 share_rows=self._share)
         sink = self.sink
         if sink is not None and self.result.values is not None and self.deadline[0] > time.perf_counter():
             sink.offer(self.result.values.copy())  # the ascent stalled: its last values

@@ -159,3 +159,42 @@ def test_a_star_proof_ends_the_lp(monkeypatch):
     res = exact(pts, 8, profiles=False)
     assert res.status == "optimal" and res.objective == brute(pts, 8).objective
     assert res.extra["phase"] == "star" and cancel
+
+
+def test_the_lp_takes_the_rows_the_star_prices_once():
+    # the star's priced triangle rows (apex i, legs j and l in either order)
+    # go into the pairwise LP unless it holds them already
+    from optalloc.ksubset._cutloop import _add_star_rows
+    from optalloc.ksubset._pairlp import _PairLP
+
+    pts = half_free_mesh(6, 6, seed=0)
+    dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2).astype(float)
+    lp = _PairLP(dist, 6, "simplex")
+    lp.add_triangles(np.array([[0, 1, 2], [3, 4, 5]]))
+    tri = np.array([[0, 2, 1], [3, 4, 5], [1, 0, 2], [7, 8, 9]])  # two held (one with its legs swapped)
+    assert _add_star_rows(lp, tri) == 2
+    held = {(int(i), *sorted((int(j), int(l)))) for i, j, l in lp.triangles()}
+    assert held == {(0, 1, 2), (3, 4, 5), (1, 0, 2), (7, 8, 9)} and len(lp.triangles()) == 4
+    assert _add_star_rows(lp, tri) == 0 and _add_star_rows(lp, np.empty((0, 3), dtype=np.int64)) == 0
+
+
+def test_exact_with_the_stars_rows_in_the_lp_equals_brute(monkeypatch):
+    # the triangle rows hold for every set (y_ij = x_i x_j), so the LP may
+    # take any of them: with the star beside the LP on small inputs (its own
+    # proofs switched off, so that the LP runs its rounds), the rows it
+    # prices join the LP and every answer is still the optimum
+    from optalloc.ksubset import _exact
+    from optalloc.ksubset._star import StarRace
+
+    monkeypatch.setattr(_exact, "STAR_MIN_POINTS", 10)
+    monkeypatch.setattr(StarRace, "prove", lambda self: None)
+    added = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        pts = half_free_mesh(7, 7, seed=seed)
+        k = int(rng.integers(6, 10))
+        res = exact(pts, k, profiles=False)
+        assert res.status == "optimal" and res.objective == brute(pts, k).objective
+        assert res.bound <= res.objective
+        added += res.extra.get("star_rows", 0)
+    assert added > 0
