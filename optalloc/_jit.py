@@ -13,6 +13,16 @@ itself from then on, at the same cost per call as before (a reference kept
 elsewhere goes through the :class:`Kernel`, one more Python call).
 Without numba :func:`njit` returns the function unchanged (plain Python).
 
+numba's on-disk cache checks only the source file of the function it
+compiled, while a kernel's machine code holds the kernels it calls from
+other modules: after an edit or a ``git pull`` that changes only such a
+callee, the cache would hand back the old code.  So where the package's
+directory is writable (an editable install or a checkout), the kernels
+are cached in its ``__pycache__/numba``, which is emptied whenever the
+package's sources change (:func:`source_cache`).  An installed,
+read-only package keeps numba's own cache, as does a user who sets
+``NUMBA_CACHE_DIR``.
+
 :data:`objmode` is numba's ``objmode`` context inside kernels (swapped in
 with them) and a no-op context in plain Python.
 
@@ -27,8 +37,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import importlib
 import importlib.util
+import os
 import sys
 import threading
 import warnings
@@ -39,6 +51,8 @@ AVAILABLE: bool = importlib.util.find_spec("numba") is not None
 _lock = threading.RLock()
 _resolved: set[str] = set()
 _numba = None  # the numba module once loaded; False when its import failed
+_cache_dirs: dict[str, str | None] = {}  # per top-level package: :func:`source_cache`
+_STAMP = "sources.sha1"
 
 
 def _objmode(**types):
@@ -78,8 +92,7 @@ class Kernel:
                 if self._compiled is None:
                     _resolve(self.__module__)
                 if self._compiled is None:  # bound to no global of its module
-                    numba = _load()
-                    self._compiled = numba.njit(**self.options)(self.py_func) if numba else self.py_func
+                    self._compiled = _compile(_load(), self)
         return self._compiled
 
     def __call__(self, *args, **kwargs):
@@ -108,7 +121,7 @@ def _resolve(name: str) -> None:
         if isinstance(value, Kernel):
             if value._compiled is None:
                 if value.__module__ == name:
-                    value._compiled = numba.njit(**value.options)(value.py_func) if numba else value.py_func
+                    value._compiled = _compile(numba, value)
                 else:
                     value.dispatcher()
             namespace[key] = value._compiled
@@ -123,6 +136,67 @@ def _resolve(name: str) -> None:
                     space[key] = value._compiled
 
 
+def source_cache(root: str) -> str | None:
+    """The numba cache directory of the package whose sources are in
+    ``root``: ``root/__pycache__/numba``, emptied of compiled kernels when
+    the SHA-1 of the package's ``.py`` files differs from the one recorded
+    there.  None (numba's own cache) when ``root`` is not writable, when
+    the user set ``NUMBA_CACHE_DIR`` or on any error of the file system."""
+    if os.environ.get("NUMBA_CACHE_DIR") or not os.access(root, os.W_OK):
+        return None
+    digest = hashlib.sha1()
+    try:
+        for top, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(top, name)
+                    digest.update(os.path.relpath(path, root).encode() + b"\0")
+                    with open(path, "rb") as fh:
+                        digest.update(fh.read())
+        cache = os.path.join(root, "__pycache__", "numba")
+        os.makedirs(cache, exist_ok=True)
+        stamp = os.path.join(cache, _STAMP)
+        with contextlib.suppress(FileNotFoundError), open(stamp) as fh:
+            if fh.read() == digest.hexdigest():
+                return cache
+        for top, _dirs, files in os.walk(cache):
+            for name in files:
+                if name.endswith((".nbi", ".nbc")):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(os.path.join(top, name))
+        fresh = f"{stamp}.{os.getpid()}"
+        with open(fresh, "w") as fh:
+            fh.write(digest.hexdigest())
+        os.replace(fresh, stamp)
+    except OSError:
+        return None
+    return cache
+
+
+def _compile(numba, kernel: Kernel):
+    """The numba dispatcher of ``kernel`` (its plain function without
+    numba); with ``cache=True`` its cache goes to its package's
+    :func:`source_cache` when there is one."""
+    if not numba:
+        return kernel.py_func
+    if not kernel.options.get("cache"):
+        return numba.njit(**kernel.options)(kernel.py_func)
+    package = kernel.__module__.partition(".")[0]
+    if package not in _cache_dirs:
+        init = getattr(sys.modules.get(package), "__file__", None)
+        _cache_dirs[package] = source_cache(os.path.dirname(os.path.abspath(init))) if init else None
+    cache = _cache_dirs[package]
+    if cache is None:
+        return numba.njit(**kernel.options)(kernel.py_func)
+    saved = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = cache  # read when the dispatcher sets up its cache, here
+    try:
+        return numba.njit(**kernel.options)(kernel.py_func)
+    finally:
+        numba.config.CACHE_DIR = saved
+
+
 def njit(fn=None, **options):
     """``numba.njit`` compiled on first call (:class:`Kernel`); the function
     itself without numba.  Use as ``@njit(cache=True)`` or ``njit(...)(fn)``."""
@@ -133,4 +207,4 @@ def njit(fn=None, **options):
     return mark if fn is None else mark(fn)
 
 
-__all__ = ["AVAILABLE", "Kernel", "njit", "objmode"]
+__all__ = ["AVAILABLE", "Kernel", "njit", "objmode", "source_cache"]
