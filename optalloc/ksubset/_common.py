@@ -80,6 +80,14 @@ def l1_to_all(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return out
 
 
+def triangle_keys(tri: np.ndarray, n: int) -> np.ndarray:
+    """One integer per triangle row (i, j, l) of n points, the same for
+    (i, l, j): the row y_ij + y_il - y_jl <= x_i does not tell its legs
+    apart."""
+    lo, hi = np.minimum(tri[:, 1], tri[:, 2]), np.maximum(tri[:, 1], tri[:, 2])
+    return (tri[:, 0] * n + lo) * n + hi
+
+
 def k_nearest(dist_rows: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k smallest entries of each row, ties to the lower index.
 

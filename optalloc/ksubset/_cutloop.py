@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._common import triangle_keys
 from ._pairlp import _lagrangian_bound, _PairLP
 from ._state import Bracket, ExactOptions, ExactProblem
 
@@ -71,12 +72,7 @@ def _add_star_rows(lp, tri: np.ndarray) -> int:
     """Add the rows of ``tri`` (i, j, l) the LP does not hold yet; their number."""
     if len(tri) == 0:
         return 0
-    n = lp.n
-
-    def code(t):
-        return (t[:, 0] * n + np.minimum(t[:, 1], t[:, 2])) * n + np.maximum(t[:, 1], t[:, 2])
-
-    new = ~np.isin(code(tri), code(lp.triangles()))
+    new = ~np.isin(triangle_keys(tri, lp.n), triangle_keys(lp.triangles(), lp.n))
     lp.add_triangles(tri[new])
     return int(new.sum())
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from .._jit import AVAILABLE as _HAVE_NUMBA
 from .._jit import njit
+from ._common import triangle_keys
 from ._watch import LPWatcher
 
 if TYPE_CHECKING:
@@ -185,8 +186,7 @@ def _merge(tri: _Triangles, new: np.ndarray, n: int, most: int) -> _Triangles:
     keep = tri.tau > 0
     rows = np.concatenate([tri.tri[keep], new]) if len(new) else tri.tri[keep]
     tau = np.concatenate([tri.tau[keep], np.zeros(len(new))]) if len(new) else tri.tau[keep]
-    lo, hi = np.minimum(rows[:, 1], rows[:, 2]), np.maximum(rows[:, 1], rows[:, 2])
-    _, first = np.unique((rows[:, 0] * n + lo) * n + hi, return_index=True)
+    _, first = np.unique(triangle_keys(rows, n), return_index=True)
     rows, tau = rows[first], tau[first]
     if len(tau) > most:
         top = np.argsort(-tau, kind="stable")[:most]
