@@ -174,23 +174,25 @@ def source_cache(root: str) -> str | None:
     return cache
 
 
+def _package_cache(module: str) -> str | None:
+    """:func:`source_cache` of the top-level package of ``module``, once per process."""
+    package = module.partition(".")[0]
+    if package not in _cache_dirs:
+        init = getattr(sys.modules.get(package), "__file__", None)
+        _cache_dirs[package] = source_cache(os.path.dirname(os.path.abspath(init))) if init else None
+    return _cache_dirs[package]
+
+
 def _compile(numba, kernel: Kernel):
     """The numba dispatcher of ``kernel`` (its plain function without
     numba); with ``cache=True`` its cache goes to its package's
     :func:`source_cache` when there is one."""
     if not numba:
         return kernel.py_func
-    if not kernel.options.get("cache"):
-        return numba.njit(**kernel.options)(kernel.py_func)
-    package = kernel.__module__.partition(".")[0]
-    if package not in _cache_dirs:
-        init = getattr(sys.modules.get(package), "__file__", None)
-        _cache_dirs[package] = source_cache(os.path.dirname(os.path.abspath(init))) if init else None
-    cache = _cache_dirs[package]
-    if cache is None:
-        return numba.njit(**kernel.options)(kernel.py_func)
+    cache = _package_cache(kernel.__module__) if kernel.options.get("cache") else None
     saved = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = cache  # read when the dispatcher sets up its cache, here
+    if cache is not None:
+        numba.config.CACHE_DIR = cache  # read when the dispatcher sets up its cache, here
     try:
         return numba.njit(**kernel.options)(kernel.py_func)
     finally:
