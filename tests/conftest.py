@@ -9,8 +9,8 @@ import pytest
 def fresh_box_cache(monkeypatch):
     """No box optimum or bracket known, nor a search given up on, in this
     process (``optalloc.ksubset`` keeps them per process)."""
-    from optalloc.ksubset import _box
-    from optalloc.sim import _certify_exact
+    from optalloc.ksubset.search import _box
+    from optalloc.sim.certification import _exact as _certify_exact
 
     monkeypatch.setattr(_box, "_SOLVED", {})
     monkeypatch.setattr(_box, "_FAILED", {})

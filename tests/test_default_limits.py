@@ -19,7 +19,7 @@ from optalloc.cli import _ksubset as cli_ksubset
 from optalloc.cli import _sim as cli_sim
 from optalloc.cli import main
 from optalloc.ksubset import brute, ptas, solve
-from optalloc.ksubset._ptas import PTAS_BUDGET, _structures, ptas_guarantee
+from optalloc.ksubset.heuristics._ptas import PTAS_BUDGET, _structures, ptas_guarantee
 from optalloc.sim import Job, certify
 
 # ---------------------------------------------------------------- the PTAS's default m
@@ -108,7 +108,7 @@ def stopped_exact(real):
 
 
 def test_certify_reports_the_decisions_that_ran_out(monkeypatch, capsys):
-    from optalloc.sim import _certify_exact
+    from optalloc.sim.certification import _exact as _certify_exact
 
     monkeypatch.setattr(optalloc.ksubset, "exact", stopped_exact(optalloc.ksubset.exact))
     # nor does the idle machine's optimum close them (it would: these are small meshes)

@@ -75,3 +75,23 @@ def test_docs_use_public_names():
             if private.search(line):
                 bad.append(f"{doc.relative_to(ROOT)}:{lineno}: {line.strip()}")
     assert not bad, "docs name private modules:\n" + "\n".join(bad)
+
+
+def test_the_design_cards_top_level_folders_hold_the_models_and_instances():
+    # models/ and instances/ sit at the top of the tree, as the design card fixes, and are the
+    # folders the wheel installs as optalloc.models and optalloc/instances
+    for name in ("models", "instances"):
+        top = ROOT / name
+        assert top.is_dir(), f"{name}/ is missing at the top of the tree"
+        assert top.samefile(PACKAGE / name), f"{name}/ is not the folder installed as optalloc.{name}"
+    assert (ROOT / "models" / "pairwise.py").is_file()
+
+
+def test_every_room_holds_at_most_fifteen_modules():
+    # a package folder past about 15 modules gets sub-packages by role
+    crowded = {}
+    for folder in [PACKAGE, *(p for p in PACKAGE.rglob("*") if p.is_dir() and "__pycache__" not in p.parts)]:
+        n = sum(1 for p in folder.glob("*.py") if p.name != "__init__.py")
+        if n > 15:
+            crowded[str(folder.relative_to(ROOT))] = n
+    assert not crowded, f"folders over 15 modules: {crowded}"

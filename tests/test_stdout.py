@@ -224,7 +224,7 @@ def test_qap_exact_verbose_on_stderr(capfd):
 
 
 def test_pyomo_verbose_on_stderr(capfd):
-    from optalloc.ksubset._pyomo import solve_formulation
+    from optalloc.ksubset.engine._pyomo import solve_formulation
 
     pts = np.array([(x, y) for x in range(4) for y in range(4)])
     r = solve_formulation(pts, 5, solver="highs", formulation="pairwise", time_limit=10, rel_gap=0.0,

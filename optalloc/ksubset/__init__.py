@@ -39,26 +39,33 @@ bounds (``metric_lower_bound`` those that hold on a torus or network); ``gap`` c
 over the shapes of optimal sets that it runs beside the LP on 2D free sets
 with busy cells among them; ``box_optimum`` and
 ``cuboid_optimum`` are the optima of full 2D and 3D boxes (empty machines).
+
+The code sits in rooms by role, each importing only those below it:
+``engine`` (the exact solver), ``heuristics`` (MC1x1, MM, Gen-Alg, MM+Inc,
+the PTAS), ``bounds`` (proven lower bounds), ``search`` (the combinatorial
+searches over boxes, profiles, shapes, torus counts and blocks) and
+``special`` (1D, ring, k = 3, brute force).
 """
 
-from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
-from ._box import box_bracket, box_optimum, partition_count
-from ._boxsearch import AVAILABLE as BOX_SEARCH_AVAILABLE
-from ._boxsearch import search_box
 from ._common import weight
-from ._cuboid import cuboid_optimum
-from ._exact import exact
 from ._gap import GapReport, gap
-from ._line import line
-from ._mc import mc1x1
-from ._median import gen_alg, mm, mm_inc
 from ._metric import metric_lower_bound
-from ._profile import profile_bound, profile_search
-from ._ptas import ptas
-from ._session import ExactSession
-from ._shapesearch import shape_search
-from ._small import brute, k3
 from ._solve import METHODS, machine_methods, method_options, solve
+from .bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
+from .engine import ExactSession, exact
+from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
+from .search import (
+    BOX_SEARCH_AVAILABLE,
+    box_bracket,
+    box_optimum,
+    cuboid_optimum,
+    partition_count,
+    profile_bound,
+    profile_search,
+    search_box,
+    shape_search,
+)
+from .special import brute, k3, line
 
 __all__ = [
     "weight",

@@ -10,12 +10,11 @@ import numpy as np
 
 from .._progress import check_progress, library_progress
 from .._result import Result
-from ._bounds import axis_bound, box_bound, neighbour_bound, town_bound
 from ._common import is_integral, validate_points, validate_positive, weights_of_sets
-from ._exact import exact
-from ._line import line
-from ._profile import profile_bound
-from ._small import brute, k3
+from .bounds import axis_bound, box_bound, neighbour_bound, town_bound
+from .engine import exact
+from .search import profile_bound
+from .special import brute, k3, line
 
 #: Instances with at most this many subsets are solved by enumeration.
 GAP_BRUTE_LIMIT = 200_000

@@ -40,10 +40,11 @@ import numpy as np
 from .._pyomo import silent_highs, solver_output_to_stderr
 from .._subset import metric_subset_result
 from .._validate import validate_positive
-from ._median import gen_alg_guarantee
-from ._metric_bounds import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
-from ._metricexact import centre_sets, set_weights, solve_metric_exact
-from ._small import BRUTE_LIMIT, enumerate_subsets
+from .bounds._metric import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
+from .engine._metric import solve_metric_exact
+from .heuristics._median import gen_alg_guarantee
+from .heuristics._metric import centre_sets, set_weights
+from .special._small import BRUTE_LIMIT, enumerate_subsets
 
 __all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import inspect
 
-from ._exact import exact
-from ._line import line
-from ._mc import mc1x1
-from ._median import gen_alg, mm, mm_inc
 from ._metric import METRIC_METHODS, machine_problem
-from ._ptas import ptas
-from ._small import brute, k3
-from ._torusheur import TORUS_METHODS
+from .engine import exact
+from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
+from .heuristics._torus import TORUS_METHODS
+from .special import brute, k3, line
 
 #: Method name -> function.  Names are what users and the CLI type.
 METHODS = {

@@ -56,22 +56,90 @@ parameters x trace x machine x scheduler), ``run_sweep`` runs it in local
 processes or on a Dask cluster and stores every finished configuration in
 one SQLite transaction, so a killed sweep resumes without loss or
 duplicates; ``read_sweep`` and ``format_sweep`` read the results back.
+
+The code sits in rooms by role, each importing only those below it:
+``plots`` and ``sweep``; ``certification``; ``engine`` (the event loop);
+``allocators`` (with the one registry of their names and fits) and
+``schedulers``; ``metrics`` and ``workload`` (SWF traces).
 """
 
 from ..machine import Machine, parse_machine
-from ._allocator_names import parse_allocator
-from ._allocators import (
+from .allocators import (
+    DRAGONFLY_ALLOCATORS,
+    GRAPH_ORDERS,
+    NETWORK_METHODS,
     Allocation,
     Allocator,
+    DragonflyAllocator,
+    DragonflyLayout,
     KSubsetAllocator,
+    NetworkOneDAllocator,
     OneDAllocator,
     RandomAllocator,
+    check_allocator,
+    dragonfly_layout,
+    fitting_allocators,
+    parse_allocator,
 )
-from ._canonical import canonical_key
-from ._certify import DEFAULT_ALLOCATORS, certify, default_allocators, default_driver
-from ._certify_read import CertificationFile, read_certification
-from ._certify_result import AllocatorSummary, Certification, SizeSummary
-from ._cplant import (
+from .certification import (
+    DEFAULT_ALLOCATORS,
+    AllocatorSummary,
+    Certification,
+    CertificationFile,
+    DecisionRow,
+    SizeSummary,
+    canonical_key,
+    certify,
+    default_allocators,
+    default_driver,
+    read_certification,
+)
+from .engine import (
+    ARRIVAL,
+    DISPATCH,
+    FINISH,
+    Decision,
+    Event,
+    EventQueue,
+    RuntimeModel,
+    SimulationResult,
+    TimePerDistance,
+    parse_runtime_model,
+    simulate,
+)
+from .metrics import (
+    DEFAULT_HALF_LIFE,
+    LOCALITY_METRICS,
+    SLOWDOWN_THRESHOLD,
+    FairShare,
+    FairStart,
+    JobRecord,
+    LocalityContext,
+    Summary,
+    allocation_metrics,
+    bounding_cube,
+    components,
+    fair_start_summary,
+    fair_start_time,
+    job_locality,
+    locality_context,
+    locality_summary,
+    min_bounding_cube,
+    summarise,
+)
+from .plots import (
+    plot_gap_histogram,
+    plot_improvement_by_size,
+    plot_machine,
+    plot_network,
+    plot_sweep,
+    plot_sweep_lines,
+)
+from .schedulers import (
+    EASY,
+    FCFS,
+    SCHEDULERS,
+    Conservative,
     Cplant,
     CplantCap72,
     CplantConservative,
@@ -80,38 +148,9 @@ from ._cplant import (
     CplantQueue,
     CplantStarve72,
     CplantTweaks,
+    Scheduler,
+    make_scheduler,
 )
-from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, DragonflyLayout, dragonfly_layout
-from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
-from ._fairness import DEFAULT_HALF_LIFE, FairShare, FairStart, fair_start_summary, fair_start_time
-from ._locality import (
-    LOCALITY_METRICS,
-    LocalityContext,
-    bounding_cube,
-    components,
-    job_locality,
-    locality_context,
-    locality_summary,
-    min_bounding_cube,
-)
-from ._metrics import (
-    SLOWDOWN_THRESHOLD,
-    JobRecord,
-    Summary,
-    allocation_metrics,
-    summarise,
-)
-from ._netalloc import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator, check_allocator, fitting_allocators
-from ._plot_lines import plot_sweep_lines
-from ._plot_network import plot_network
-from ._plots import plot_gap_histogram, plot_improvement_by_size, plot_machine, plot_sweep
-from ._rows import DecisionRow
-from ._runtime import RuntimeModel, TimePerDistance, parse_runtime_model
-from ._scheduler_names import SCHEDULERS, make_scheduler
-from ._schedulers import EASY, FCFS, Conservative, Scheduler
-from ._simulate import Decision, SimulationResult, simulate
-from ._swf import Job, Trace, TraceReport, read_swf, write_swf
-from ._transforms import copy_stride, replicate, work_multiple
 from .sweep import (
     Configuration,
     SweepConfig,
@@ -123,6 +162,16 @@ from .sweep import (
     read_jobs,
     read_sweep,
     run_sweep,
+)
+from .workload import (
+    Job,
+    Trace,
+    TraceReport,
+    copy_stride,
+    read_swf,
+    replicate,
+    work_multiple,
+    write_swf,
 )
 
 __all__ = [

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from ksubset_truth import connected_gnp, matrix_optimum
 
 from optalloc.ksubset import solve
-from optalloc.ksubset._blocksearch import block_search, block_structure, twin_classes
+from optalloc.ksubset.search._blocksearch import block_search, block_structure, twin_classes
 from optalloc.machine import Machine, dragonfly, fat_tree, processors_per_node
 
 

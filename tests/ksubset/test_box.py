@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from optalloc.ksubset import _box, box_bound, box_bracket, box_optimum, brute, exact, town_bound, weight
-from optalloc.ksubset._box import (
+from optalloc.ksubset import box_bound, box_bracket, box_optimum, brute, exact, town_bound, weight
+from optalloc.ksubset.search import _box
+from optalloc.ksubset.search._box import (
     LIMIT,
     _arrangement_costs,
     _ascending_parts,
@@ -23,8 +24,8 @@ from optalloc.ksubset._box import (
     fit_in,
     partition_count,
 )
-from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
-from optalloc.ksubset._boxsearch import search_box
+from optalloc.ksubset.search._boxsearch import AVAILABLE as SEARCH_AVAILABLE
+from optalloc.ksubset.search._boxsearch import search_box
 
 
 def box(width, height):
@@ -260,7 +261,7 @@ def test_the_search_equals_the_tables_with_any_cut_table(width, height, k):
     # the cut bounds by parts allowed are kept for few parts on large boxes
     # (n_max small; beyond it the bound for any number of parts): the
     # optimum is the same however far the table goes
-    from optalloc.ksubset._boxsearch import _run
+    from optalloc.ksubset.search._boxsearch import _run
 
     want = box_optimum(width, height, k, limit=10**6)[0]
     for n_max in (0, 1, 3, min(width, k)):
@@ -311,7 +312,7 @@ def test_box_bracket_closes_with_nodes_and_is_kept(fresh_box_cache):
 def test_exact_starts_from_a_bracket_proven_before(fresh_box_cache, monkeypatch):
     # a certification bounds its idle machine first; exact then starts every
     # state whose bounding rectangle is that machine from the bracket's lower end
-    from optalloc.ksubset import _exact
+    from optalloc.ksubset.engine import _exact
 
     monkeypatch.setattr(_exact, "box_start", lambda *a, **kw: None)  # not the rectangle's own search
     corners = {(0, 0), (15, 15), (0, 15), (15, 0), (1, 1)}

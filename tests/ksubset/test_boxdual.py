@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optalloc.ksubset import box_optimum
-from optalloc.ksubset._box import LIMIT, _arrangement_costs, _conjugate_ascending, _partition_counts
-from optalloc.ksubset._boxdual import _columns, _rows, multipliers, tables
-from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
-from optalloc.ksubset._boxsearch import floor_box, search_box
+from optalloc.ksubset.search._box import LIMIT, _arrangement_costs, _conjugate_ascending, _partition_counts
+from optalloc.ksubset.search._boxdual import _columns, _rows, multipliers, tables
+from optalloc.ksubset.search._boxsearch import AVAILABLE as SEARCH_AVAILABLE
+from optalloc.ksubset.search._boxsearch import floor_box, search_box
 
 pytestmark = pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the box search needs numba")
 

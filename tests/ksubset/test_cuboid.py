@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optalloc.ksubset import box_bound, box_optimum, cuboid_optimum, exact, weight
-from optalloc.ksubset._box import fit_in
-from optalloc.ksubset._cuboid import AVAILABLE
+from optalloc.ksubset.search._box import fit_in
+from optalloc.ksubset.search._cuboid import AVAILABLE
 
 needs_search = pytest.mark.skipif(not AVAILABLE, reason="the 3D box search is compiled by numba (extra 'fast')")
 

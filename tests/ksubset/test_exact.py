@@ -12,8 +12,9 @@ import pytest
 from ksubset_truth import at_most, close
 
 from optalloc.bench import half_free_mesh
-from optalloc.ksubset import ExactSession, _exact, brute, exact, solve
-from optalloc.ksubset._boxsearch import AVAILABLE as SEARCH_AVAILABLE
+from optalloc.ksubset import ExactSession, brute, exact, solve
+from optalloc.ksubset.engine import _exact
+from optalloc.ksubset.search._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 
 
 def mesh_cells(shape, free_share, seed):
@@ -113,7 +114,7 @@ def test_lp_time_limit_counts_from_each_solve():
     # HiGHS measures its time limit against the run time accumulated over
     # every run() of the object; each re-solve of the cut loop must get the
     # time left, not the time left minus the earlier solves
-    from optalloc.ksubset._pairlp import _PairLP
+    from optalloc.ksubset.engine._pairlp import _PairLP
 
     pts = mesh_cells((6, 6), 0.55, 1)
     dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
@@ -133,7 +134,7 @@ def test_lagrangian_fixing_bound_holds_for_every_point(lp_solver, rounds):
     # L(lam) + max(0, d_i) must bound W of every k-set containing point i,
     # whatever the multipliers (the IPM's are inexact): checked against
     # enumeration, after 0 and 2 rounds of cuts
-    from optalloc.ksubset._pairlp import _lagrangian_bound, _PairLP
+    from optalloc.ksubset.engine._pairlp import _lagrangian_bound, _PairLP
 
     pts = mesh_cells((5, 5), 0.5, 3)
     k = 5

@@ -22,8 +22,8 @@ from ksubset_truth import connected_gnp, matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
-from optalloc.ksubset._metric_bounds import axis_metric, neighbour_metric
-from optalloc.ksubset._metricexact import metric_descent
+from optalloc.ksubset.bounds._metric import axis_metric, neighbour_metric
+from optalloc.ksubset.heuristics._metric import metric_descent
 from optalloc.machine import Machine, dragonfly, fat_tree, processors_per_node
 
 TOL = 1e-9
@@ -172,7 +172,7 @@ def test_exact_with_the_star_beside_equals_brute(monkeypatch):
     """The star bound beside the searches and the LP (from 100 candidates
     on; here on every instance) keeps every answer optimal, and closes
     some of them first."""
-    from optalloc.ksubset import _metricexact
+    from optalloc.ksubset.engine import _metric as _metricexact
 
     monkeypatch.setattr(_metricexact, "_STAR_FROM", 0)
     phases = []

@@ -10,9 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from optalloc.ksubset import (
-    _box,
-    _profile,
-    _profilesearch,
     box_bound,
     brute,
     exact,
@@ -20,6 +17,7 @@ from optalloc.ksubset import (
     profile_search,
     weight,
 )
+from optalloc.ksubset.search import _box, _profile, _profilesearch
 
 
 def optimum(pts, k):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ksubset_truth import at_most, close, optimum
 
 from optalloc.ksubset import mm_inc, ptas, solve
-from optalloc.ksubset._ptas import _tables, ptas_guarantee
+from optalloc.ksubset.heuristics._ptas import _tables, ptas_guarantee
 
 
 def assert_exact_at_m_equal_k(pts, k):

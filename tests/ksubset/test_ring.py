@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from ksubset_truth import matrix_optimum
 
 from optalloc.ksubset import solve
-from optalloc.ksubset._box import _arrangement_costs, _ascending_parts, _partition_counts
 from optalloc.ksubset._metric import machine_problem
-from optalloc.ksubset._ring import axis_costs, organ_distances, partition_bound, scored_partitions, staircase
-from optalloc.ksubset._torustables import _axis_distance
+from optalloc.ksubset.search._box import _arrangement_costs, _ascending_parts, _partition_counts
+from optalloc.ksubset.search._ring import axis_costs, organ_distances, partition_bound, scored_partitions, staircase
+from optalloc.ksubset.search._torustables import _axis_distance
 from optalloc.machine import Machine
 
 

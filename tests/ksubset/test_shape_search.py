@@ -1,4 +1,4 @@
-"""The search over shapes (optalloc.ksubset._shapesearch) against enumeration.
+"""The search over shapes (optalloc.ksubset.search._shapesearch) against enumeration.
 
 Its premises are checked on every optimal set of small instances (each is
 the set of free cells below a level of its own potential A(x) + B(y), with
@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 from ksubset_truth import brute_k, naive_weight, optimal_subsets, optimum
 
 from optalloc.bench import half_free_mesh
-from optalloc.ksubset import _shapesearch as shapesearch
 from optalloc.ksubset import exact, shape_search
-from optalloc.ksubset._boxsearch import AVAILABLE as COMPILED
-from optalloc.ksubset._shapebounds import _balance, _box_table, _rest, _spread_ok
-from optalloc.ksubset._shapesearch import shape_grid, shape_search_grid
-from optalloc.ksubset._star import star_bound
+from optalloc.ksubset.engine._star import star_bound
+from optalloc.ksubset.search import _shapesearch as shapesearch
+from optalloc.ksubset.search._boxsearch import AVAILABLE as COMPILED
+from optalloc.ksubset.search._shapebounds import _balance, _box_table, _rest, _spread_ok
+from optalloc.ksubset.search._shapesearch import shape_grid, shape_search_grid
 
 
 def random_cells(rng, rows, cols, share, spread=1):
@@ -103,7 +103,7 @@ def test_box_table_bounds_every_free_set():
 def test_box_table_past_its_deadline_stays_below_the_box_optima():
     """A table cut short by its deadline takes the recurrence from there:
     never above the full table (so still a bound), and it is not kept."""
-    from optalloc.ksubset import _shapebounds
+    from optalloc.ksubset.search import _shapebounds
 
     full = _box_table(6, 5, 24)
     short = _box_table(6, 5, 23, np.array([-np.inf]))  # the deadline has passed after m = 2
@@ -321,7 +321,7 @@ def test_the_search_stays_in_bounds(tmp_path):
     code = (
         "import numpy as np\n"
         "from optalloc.bench import half_free_mesh\n"
-        "from optalloc.ksubset._shapesearch import shape_grid, shape_search_grid\n"
+        "from optalloc.ksubset.search._shapesearch import shape_grid, shape_search_grid\n"
         "g = shape_grid(half_free_mesh(14, 14, seed=3))\n"
         "for values in (None, np.ones(int(g.free.sum()))):\n"
         "    shape_search_grid(g, 40, 1e12, time_limit=5, values=values)\n"

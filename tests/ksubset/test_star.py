@@ -9,7 +9,7 @@ import pytest
 
 from optalloc.bench import half_free_mesh
 from optalloc.ksubset import brute, exact
-from optalloc.ksubset._star import star_bound
+from optalloc.ksubset.engine._star import star_bound
 
 
 def instance(rng, dim):
@@ -103,7 +103,7 @@ def test_star_bound_rises_prices_triangles_and_excludes_far_points():
 def test_exact_takes_the_star_bound_beside_the_lp(monkeypatch):
     # the star bound runs beside the cut loop from STAR_MIN_POINTS points
     # on (lowered here so that brute force can check the answer)
-    from optalloc.ksubset import _exact
+    from optalloc.ksubset.engine import _exact
 
     monkeypatch.setattr(_exact, "STAR_MIN_POINTS", 10)
     pts = half_free_mesh(7, 7, seed=0)
@@ -125,8 +125,8 @@ def test_a_star_proof_ends_the_lp(monkeypatch):
     # and the run ends with phase "star"; here the LP waits for it
     import time
 
-    from optalloc.ksubset import _exact
-    from optalloc.ksubset._pairlp import _PairLP
+    from optalloc.ksubset.engine import _exact
+    from optalloc.ksubset.engine._pairlp import _PairLP
 
     monkeypatch.setattr(_exact, "STAR_MIN_POINTS", 10)
     solve = _PairLP.solve
@@ -150,7 +150,7 @@ def test_a_star_proof_ends_the_lp(monkeypatch):
         lp.h.cancelSolve = cancel_solve
         StarRace_watch(self, lp)
 
-    from optalloc.ksubset._star import StarRace
+    from optalloc.ksubset.engine._star import StarRace
 
     StarRace_watch = StarRace.watch
     monkeypatch.setattr(StarRace, "watch", watch)
@@ -164,8 +164,8 @@ def test_a_star_proof_ends_the_lp(monkeypatch):
 def test_the_lp_takes_the_rows_the_star_prices_once():
     # the star's priced triangle rows (apex i, legs j and l in either order)
     # go into the pairwise LP unless it holds them already
-    from optalloc.ksubset._cutloop import _add_star_rows
-    from optalloc.ksubset._pairlp import _PairLP
+    from optalloc.ksubset.engine._cutloop import _add_star_rows
+    from optalloc.ksubset.engine._pairlp import _PairLP
 
     pts = half_free_mesh(6, 6, seed=0)
     dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2).astype(float)
@@ -183,8 +183,8 @@ def test_exact_with_the_stars_rows_in_the_lp_equals_brute(monkeypatch):
     # take any of them: with the star beside the LP on small inputs (its own
     # proofs switched off, so that the LP runs its rounds), the rows it
     # prices join the LP and every answer is still the optimum
-    from optalloc.ksubset import _exact
-    from optalloc.ksubset._star import StarRace
+    from optalloc.ksubset.engine import _exact
+    from optalloc.ksubset.engine._star import StarRace
 
     monkeypatch.setattr(_exact, "STAR_MIN_POINTS", 10)
     monkeypatch.setattr(StarRace, "prove", lambda self: None)

@@ -19,8 +19,8 @@ from ksubset_truth import matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
-from optalloc.ksubset._torusprofile import _capped, torus_profile_search
-from optalloc.ksubset._torustables import _axis_distance, _one_d, _pair_table
+from optalloc.ksubset.search._torusprofile import _capped, torus_profile_search
+from optalloc.ksubset.search._torustables import _axis_distance, _one_d, _pair_table
 from optalloc.machine import Machine
 
 pytest.importorskip("numba")

@@ -72,10 +72,11 @@ def _check_against_brute(c, jobs, machine):
 
 def _driver_for(c, machine):
     """The driver as certify runs it: in the machine's metric."""
-    from optalloc.sim import parse_allocator
-    from optalloc.sim._certify_machine import adapt
+    from optalloc.sim import check_allocator, parse_allocator
 
-    return adapt(parse_allocator(c.driver), machine, c.driver)
+    alloc = parse_allocator(c.driver)
+    check_allocator(alloc, machine)
+    return alloc
 
 
 @pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])

@@ -152,7 +152,7 @@ def test_limits_report_their_brackets_and_which_limit(trace, plain):
 def test_a_total_time_limit_paces_the_states(trace, plain, monkeypatch):
     """Under a total time limit each state's limit is its share of the time
     left, at most the per-state limit, and the brackets still hold."""
-    from optalloc.sim import _certify_exact
+    from optalloc.sim.certification import _exact as _certify_exact
 
     limits = []
     real = _certify_exact.solve_state
@@ -173,8 +173,8 @@ def test_a_total_time_limit_paces_the_states(trace, plain, monkeypatch):
 def test_the_pacer_shares_the_time_left():
     import time
 
-    from optalloc.sim._certify_exact import State
-    from optalloc.sim._certify_run import _MIN_SHARE, _Pacer
+    from optalloc.sim.certification._exact import State
+    from optalloc.sim.certification._run import _MIN_SHARE, _Pacer
 
     s = State(0, np.arange(3), 2)
     pace = _Pacer(time.perf_counter() + 100.0, 2, 4, 30.0)
@@ -187,7 +187,7 @@ def test_the_pacer_shares_the_time_left():
 
 
 def test_the_idle_machine_bounds_every_state_of_its_k(fresh_box_cache):
-    from optalloc.sim._certify_exact import idle_bound, solve_state, warm_idle
+    from optalloc.sim.certification._exact import idle_bound, solve_state, warm_idle
 
     machine = Machine((16, 16))
     busy = machine.node_ids([[0, 0], [15, 15], [0, 15], [15, 0], [1, 1]])
@@ -208,7 +208,7 @@ def test_the_idle_machine_bounds_every_state_of_its_k(fresh_box_cache):
 
 
 def test_the_idle_bound_is_for_2d_meshes_only():
-    from optalloc.sim._certify_exact import idle_bound, warm_idle
+    from optalloc.sim.certification._exact import idle_bound, warm_idle
 
     for machine in (Machine((8, 8), torus=True), Machine((4, 4, 4)), Machine((64,))):
         warm_idle(machine, [10])
@@ -216,9 +216,9 @@ def test_the_idle_bound_is_for_2d_meshes_only():
 
 
 def test_the_idle_bounds_keep_to_their_time(fresh_box_cache, monkeypatch):
-    from optalloc.ksubset import _box
-    from optalloc.sim import _certify_exact
-    from optalloc.sim._certify_exact import idle_bound, warm_idle
+    from optalloc.ksubset.search import _box
+    from optalloc.sim.certification import _exact as _certify_exact
+    from optalloc.sim.certification._exact import idle_bound, warm_idle
 
     budgets = []
     real = _certify_exact.ksubset.box_bracket
@@ -234,9 +234,9 @@ def test_the_idle_bounds_keep_to_their_time(fresh_box_cache, monkeypatch):
 
 
 def test_the_idle_bounds_are_worked_out_on_the_workers_and_handed_to_all(fresh_box_cache, monkeypatch):
-    from optalloc.ksubset import _box
-    from optalloc.sim import _certify_exact
-    from optalloc.sim._certify_exact import State, StateSolver, idle_bound, know_idle
+    from optalloc.ksubset.search import _box
+    from optalloc.sim.certification import _exact as _certify_exact
+    from optalloc.sim.certification._exact import State, StateSolver, idle_bound, know_idle
 
     machine = Machine((16, 16))
     busy = machine.node_ids([[0, 0], [15, 15], [0, 15], [15, 0], [1, 1]])
@@ -260,7 +260,7 @@ def test_the_idle_bounds_are_worked_out_on_the_workers_and_handed_to_all(fresh_b
 def test_the_workers_bound_each_k_once_largest_first(fresh_box_cache):
     import concurrent.futures
 
-    from optalloc.sim._certify_exact import StateSolver, _warm_one, idle_bound
+    from optalloc.sim.certification._exact import StateSolver, _warm_one, idle_bound
 
     machine = Machine((16, 16))
     sent, seen = [], []
@@ -283,7 +283,7 @@ def test_the_workers_bound_each_k_once_largest_first(fresh_box_cache):
 def test_the_idle_bounds_announce_each_k(fresh_box_cache):
     # the progress of a certification names the k being bounded (the
     # warm-up can take minutes at k = 512 on 32 x 32), then returns to "optima"
-    from optalloc.sim._certify_exact import warm_idle
+    from optalloc.sim.certification._exact import warm_idle
 
     seen = []
     bounds = warm_idle(Machine((16, 16)), [20, 8, 20, 300], announce=seen.append)  # 300: beyond the machine

@@ -229,7 +229,7 @@ def test_allocator_cache_tells_networks_apart():
     """Two networks with the same node count and free set share no cached
     allocation, however they were built (the cache keys them by their
     distances, not by object identity)."""
-    from optalloc.sim._allocators import KSubsetAllocator
+    from optalloc.sim.allocators._allocators import KSubsetAllocator
 
     a = KSubsetAllocator("gen-alg")
     near_01 = np.array([[0, 1, 4, 4], [1, 0, 4, 4], [4, 4, 0, 3], [4, 4, 3, 0]], dtype=float)

@@ -21,8 +21,8 @@ import math
 import numpy as np
 
 from ...machine import parse_machine
-from .._allocator_names import parse_allocator
-from .._certify_machine import adapt, default_allocators, default_driver
+from ..allocators import check_allocator, parse_allocator
+from ..certification import default_allocators, default_driver
 from ._spec import (
     KEY_VERSION,
     Configuration,
@@ -71,7 +71,7 @@ def _allocator_text(text, where, machine, mtext):
         _fail(where, f"must be an allocator text such as 'gen-alg', got {text!r}")
     try:
         alloc = parse_allocator(text, rng=0)
-        adapt(alloc, machine, text)
+        check_allocator(alloc, machine)
     except (ValueError, TypeError) as exc:
         _fail(where, f"{text!r} on machine {mtext!r}: {exc}")
     return alloc

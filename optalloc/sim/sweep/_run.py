@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from ..._progress import Progress, check_progress
-from .._dask_client import DaskClient, dask_client
+from ..certification._dask_client import DaskClient, dask_client
 from . import _worker
 from ._dask import _execute_dask
 from ._report import SweepReport

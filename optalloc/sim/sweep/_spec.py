@@ -19,16 +19,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ...machine import Machine, parse_machine
-from .._allocator_names import parse_allocator
-from .._allocators import (
+from ..allocators import (
+    DragonflyAllocator,
     KSubsetAllocator,
+    NetworkOneDAllocator,
     OneDAllocator,
     RandomAllocator,
+    check_allocator,
+    parse_allocator,
 )
-from .._dragonfly import DragonflyAllocator
-from .._netalloc import NetworkOneDAllocator, check_allocator
-from .._scheduler_names import SCHEDULERS
-from .._swf import Trace, read_swf
+from ..schedulers import SCHEDULERS
+from ..workload import Trace, read_swf
 from ._worker import _Payload, network_spec
 from ._workload import workload_grid
 

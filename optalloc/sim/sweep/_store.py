@@ -20,7 +20,7 @@ import os
 import sqlite3
 from typing import NamedTuple
 
-from .._metrics import JobRecord, Summary, _pandas
+from ..metrics._metrics import JobRecord, Summary, _pandas
 from ._spec import SweepConfig
 from ._toml import load_sweep
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ...machine import Machine, parse_machine
-from .._simulate import simulate
-from .._swf import _parse_swf, decode_swf
+from ..engine import simulate
+from ..workload._swf import _parse_swf, decode_swf
 from ._workload import apply_workload, simulate_options
 
 
@@ -184,7 +184,7 @@ def _run_config(task, payload):
 
 def _run_certify(task, spec, trace, machine, t0):
     """Certify one configuration of a sweep of kind ``"certify"``."""
-    from .._certify import certify
+    from ..certification import certify
 
     cert = certify(trace, machine, driver=spec["driver"], allocators=spec["allocators"], exact=spec["exact"],
                    time_limit=spec["time_limit"], total_time_limit=spec["total_time_limit"],

@@ -1,0 +1,37 @@
+"""Allocators: which free nodes a starting job gets.
+
+The k-subset methods (``KSubsetAllocator``), 1D strategies over a curve or
+a network ordering (``OneDAllocator``, ``NetworkOneDAllocator``), random
+placement and the dragonfly policies of SST's scheduler
+(``DragonflyAllocator``). ``parse_allocator`` reads any of them from text;
+One registry (``ALLOCATOR_FAMILIES``: each family's forms, parser and the
+machines it fits) answers every question about them:
+``fitting_allocators`` lists those that run on a machine, ``misfit`` says
+why one does not and ``check_allocator`` refuses it in one line.
+"""
+
+from ._allocators import Allocation, Allocator, KSubsetAllocator, OneDAllocator, RandomAllocator
+from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, DragonflyLayout, dragonfly_layout
+from ._network import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator
+from ._registry import ALLOCATOR_FAMILIES, Family, check_allocator, fitting_allocators, misfit, parse_allocator
+
+__all__ = [
+    "ALLOCATOR_FAMILIES",
+    "Allocation",
+    "Allocator",
+    "DRAGONFLY_ALLOCATORS",
+    "DragonflyAllocator",
+    "DragonflyLayout",
+    "Family",
+    "GRAPH_ORDERS",
+    "KSubsetAllocator",
+    "NETWORK_METHODS",
+    "NetworkOneDAllocator",
+    "OneDAllocator",
+    "RandomAllocator",
+    "check_allocator",
+    "dragonfly_layout",
+    "fitting_allocators",
+    "misfit",
+    "parse_allocator",
+]

@@ -1,0 +1,28 @@
+"""Certified optimality gaps along a trace (Bender et al. 2005, Table 1).
+
+One allocator drives the simulation; at every decision the others run on
+the same free set and the exact optimum of the state (in the machine's
+metric, each state once up to symmetry; here, in local processes or on
+Dask) certifies every allocator's ratio. ``Certification`` holds the rows
+and summaries; ``read_certification`` reads a decision file back.
+"""
+
+from ._canonical import canonical_key
+from ._certify import DEFAULT_ALLOCATORS, certify, default_allocators, default_driver
+from ._read import CertificationFile, read_certification
+from ._result import AllocatorSummary, Certification, SizeSummary
+from ._rows import DecisionRow
+
+__all__ = [
+    "AllocatorSummary",
+    "Certification",
+    "CertificationFile",
+    "DEFAULT_ALLOCATORS",
+    "DecisionRow",
+    "SizeSummary",
+    "canonical_key",
+    "certify",
+    "default_allocators",
+    "default_driver",
+    "read_certification",
+]
