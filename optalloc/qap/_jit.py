@@ -20,7 +20,7 @@ purpose: numba types a namedtuple argument in Python at every call (flat
 arrays and scalars go through its C fast path), a few microseconds more
 per call. The loop is entered once per slice and once per restart, so on
 small instances that restart often that cost shows in the whole search
-(measured in docs/benchmarks.md), while the compiled code runs as fast
+(measured in docs/experiments.md), while the compiled code runs as fast
 either way.
 """
 

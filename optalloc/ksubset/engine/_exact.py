@@ -288,7 +288,7 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
 
 
     pts, k = problem.pts, problem.k
-    # under a short limit the descents would take much of it (docs/benchmarks.md)
+    # under a short limit the descents would take much of it (docs/experiments.md)
     time_left = problem.time_left()
     descents = _DESCENTS if time_left is None or time_left >= _DESCENTS_FROM else 1
     heur = [mm_inc(pts, k), gen_alg(pts, k, descents=descents)]

@@ -199,7 +199,7 @@ def _search_and_cut(problem: MetricProblem, D, axes, state: Bracket, extra: dict
         # beside the LP only on an idle machine, where the LP stalls on
         # symmetric optima: elsewhere a search still running after its
         # short budget rarely finishes first, and its thread slows the LP
-        # down on a loaded 2-core machine (docs/benchmarks.md)
+        # down on a loaded 2-core machine (docs/experiments.md)
         time_left = problem.time_left()
         if idle_grid and (time_left is None or time_left > 0):
             race = TorusRace(problem, axes, state)

@@ -249,7 +249,7 @@ def _sorted_scores(k: int, max_part: int, max_parts: int):
 
 
 #: beyond LIMIT, the profile search may still score up to this many
-#: partitions (compiled scoring only; its time is in docs/benchmarks.md)
+#: partitions (compiled scoring only; its time is in docs/experiments.md)
 #: and keep those below its incumbent (:func:`_large_table`)
 LARGE_LIMIT = 600_000
 

@@ -62,7 +62,7 @@ from ._boxsearch import _BIG, _place_row
 #: 12,870; the children of a node are scanned among all of them)
 MAX_DIAGRAMS = 20_000
 #: default node budget of :func:`cuboid_optimum` (a node costs more as k
-#: grows; measured costs in docs/benchmarks.md)
+#: grows; measured costs in docs/experiments.md)
 SEARCH_NODES = 100_000
 #: the budgets count nodes of a cross-section with this many diagrams (8 x 5);
 #: a node scans every diagram, so larger ones get proportionally fewer nodes
