@@ -216,7 +216,7 @@ def test_shape_search_proves_before_the_lp_is_built():
     # search proves the optimum within its head start
     threads = threading.active_count()
     a = exact(half_free_mesh(16, 16, seed=1), 32)
-    assert a.status == "optimal" and a.objective == 2425  # proven by the LP alone as well (docs/benchmarks.md)
+    assert a.status == "optimal" and a.objective == 2425  # proven by the LP alone as well (docs/methods/bounds.md)
     assert a.extra["phase"] == "shapes" and a.extra["rounds"] == 0 and a.extra["rows"] == 0
     assert a.message == "proven by the search over shapes" and "shape_seconds" in a.extra
     assert threading.active_count() == threads
