@@ -65,7 +65,7 @@ def test_kernels_compile_at_first_use():
         import sys
         import numpy as np
         from optalloc import ksubset, qap
-        from optalloc.ksubset import _boxsearch
+        from optalloc.ksubset.search import _boxsearch
         from optalloc.qap import _jit as qap_jit
         from optalloc._jit import Kernel
         assert "numba" not in sys.modules
@@ -169,7 +169,7 @@ def test_without_numba_the_loops_run_as_plain_python():
         sys.modules["numba"] = None  # import numba now fails, find_spec finds nothing
         import numpy as np
         from optalloc import _jit, ksubset, qap
-        from optalloc.ksubset import _box, _profilesearch
+        from optalloc.ksubset.search import _box, _profilesearch
         assert not _jit.AVAILABLE and not ksubset.BOX_SEARCH_AVAILABLE and _box._scores_jit is None
         assert not isinstance(_profilesearch._target, _jit.Kernel)
         free = np.array([(x, y) for y in range(4) for x in range(4) if (x, y) != (1, 2)])
