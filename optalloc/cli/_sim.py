@@ -4,12 +4,15 @@
 - ``optalloc certify [TRACE]``: situation/decision comparison of allocators
   with the exact optimum of every decision (Bender et al. 2005, Table 1);
   without a trace, the bundled ``instances/small.swf`` on an 8x4 mesh;
-- ``optalloc sweep CONFIG.toml``: a grid of simulations into SQLite.
+- ``optalloc sweep CONFIG.toml``: a grid of simulations into SQLite (by
+  default ``CONFIG.sqlite`` in the working directory, never next to the
+  configuration, which may be a bundled one inside the installed package).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -36,6 +39,7 @@ from optalloc.sim import (
     simulate,
     work_multiple,
 )
+from optalloc.sim.sweep import recover_sweep
 
 from ._common import (
     EXIT_NO_SOLUTION,
@@ -256,10 +260,30 @@ def cmd_certify(args) -> int:
 # ---------------------------------------------------------------- sweep
 
 
+def sweep_db(args) -> str:
+    """``--db``, else the configuration's name with suffix ``.sqlite`` in the working directory
+    (never next to the configuration, which may be inside the installed package)."""
+    return args.db if args.db is not None else Path(args.config).with_suffix(".sqlite").name
+
+
 def cmd_sweep(args) -> int:
     config = load_sweep(args.config)
-    db = args.db if args.db is not None else str(Path(args.config).with_suffix(".sqlite"))
+    db = sweep_db(args)
     check_out(args.plot, args.force, option="--plot", exts=(".png", ".svg", ".pdf"))
+    worker_timeout = None
+    if args.worker_timeout is not None:
+        try:
+            worker_timeout = parse_time_limit(args.worker_timeout, None)
+        except UsageError:
+            raise UsageError(f"--worker-timeout must be positive seconds or 'none' (wait for ever), "
+                             f"got {args.worker_timeout!r}") from None
+        worker_timeout = math.inf if worker_timeout is None else worker_timeout
+    if args.recover_from is not None:
+        if args.dry_run:
+            raise UsageError("--recover-from writes into --db and --dry-run writes nothing: give one of them")
+        counts = recover_sweep(args.recover_from, db, config)
+        print(f"recovered from {args.recover_from} into {db}: {counts['done']} done, {counts['failed']} failed, "
+              f"{counts['pending']} to run again", file=sys.stderr)
     if args.dry_run:
         rows = read_sweep(db, config) if os.path.isfile(db) else [
             {"index": c.index, "key": c.key, "trace": c.trace, "machine": c.machine, "scheduler": c.scheduler,
@@ -268,7 +292,8 @@ def cmd_sweep(args) -> int:
         report = None
     else:
         try:
-            report = run_sweep(config, db, workers=args.workers, scheduler=args.scheduler, progress=not args.quiet)
+            report = run_sweep(config, db, workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
+                               worker_timeout=worker_timeout)
         except ImportError as exc:
             raise UsageError(str(exc)) from None
         rows = read_sweep(db, config)
@@ -383,10 +408,16 @@ def register(sub) -> None:
                     "The database is appended to, never cleared; an interrupted sweep resumes where it stopped. "
                     "Exit code 1 when a configuration failed (rerunning retries it).")
     p.add_argument("config", metavar="CONFIG.toml", help="sweep description (see docs/sweeps.md)")
-    p.add_argument("--db", metavar="FILE", help="SQLite results file (default: CONFIG with suffix .sqlite)")
+    p.add_argument("--db", metavar="FILE", help="SQLite results file (default: the name of CONFIG with suffix "
+                   ".sqlite, in the working directory); several sweeps may share it at once")
     p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count; 1: "
                                                             "in this process)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler's workers")
+    p.add_argument("--worker-timeout", metavar="S", help="with --scheduler: seconds to wait for workers when the "
+                   "cluster has none, then fail what is left (default: the TOML's worker_timeout, else 600; "
+                   "'none': wait for ever)")
+    p.add_argument("--recover-from", metavar="OLD", help="first copy every whole configuration that can still be "
+                   "read from the damaged store OLD into --db, then run the rest")
     p.add_argument("--json", action="store_true", help="JSON output")
     add_quiet(p, progress_help=PROGRESS_HELP)
     p.add_argument("--dry-run", action="store_true", help="list the configurations and their status; run nothing")

@@ -496,7 +496,10 @@ def cli(*argv):
     return main([str(a) for a in argv])
 
 
-def test_cli_table_and_default_db(config_path, capsys):
+def test_cli_table_and_default_db(tmp_path, config_path, capsys, monkeypatch):
+    work = tmp_path / "work"  # the default store goes to the working directory, not next to the config
+    work.mkdir()
+    monkeypatch.chdir(work)
     assert cli("sweep", config_path, "--workers", 1) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
@@ -504,7 +507,8 @@ def test_cli_table_and_default_db(config_path, capsys):
                                 "util", "mean_avg_l1", "tie_share"]
     assert [ln.split()[4] for ln in lines[1:6]] == ["mc1x1", "mm", "random", "random", "mc1x1:tie=2,13,20,6"]
     assert "5 configurations: 0 done before, 5 run, 0 failed" in out
-    assert config_path.with_suffix(".sqlite").exists()
+    assert (work / "sweep.sqlite").exists() and not config_path.with_suffix(".sqlite").exists()
+    assert "results in sweep.sqlite" in out
     assert cli("sweep", config_path, "--workers", 1) == 0
     assert "5 done before, 0 run" in capsys.readouterr().out
 
@@ -524,7 +528,8 @@ def test_cli_json_progress_and_dry_run(tmp_path, config_path, capsys):
     assert err.count("] ok ") == 5
 
 
-def test_cli_errors(tmp_path, config_path, tiny, capsys):
+def test_cli_errors(tmp_path, config_path, tiny, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default store of fails.toml goes here
     bad = write_config(tmp_path, "[sweep]\ntraces = ['tiny.swf']\nmachines = ['8x4']\nallocators = ['mc2x2']\n",
                        name="bad.toml")
     assert cli("sweep", bad) == 2

@@ -18,6 +18,8 @@ MC1x1 searched by Johnson, Bunde and Leung (sec. III, Figs. 8 and 15).
   writes; each configuration's results go in one SQLite transaction.
 - :func:`read_sweep` and :func:`read_jobs` read results back;
   :func:`format_sweep` prints them as a table.
+- :func:`recover_sweep` copies what can still be read of a damaged store
+  (which every other function refuses, untouched) into a new one.
 
 Resuming.  Every configuration has a key: a hash of its canonical JSON,
 which includes the SHA-256 of the trace file's content (a changed trace
@@ -27,14 +29,23 @@ the summary's PRIMARY KEY forbids a second copy.  A sweep killed at any
 moment therefore leaves only whole configurations behind, and the same
 sweep started again skips them and runs the rest.
 
+Sharing and faults.  Several runs may use one store at once: each
+configuration is claimed in the store before it starts, and runs once.
+A write the store refuses (a full disk) stops the run with one line
+naming the file, every stored configuration kept.  On Dask, configurations
+lost with their workers wait for workers to return (``worker_timeout``).
+
 Modules, one per concern: ``_spec`` (configuration types, validation and
 grid expansion), ``_toml`` (reading TOML), ``_store`` (the SQLite store,
-writing and reading back), ``_worker`` (simulating one configuration),
-``_run`` (the local runner and resuming), ``_dask`` (the Dask path),
-``_report`` (the run report and the results table).
+writing and reading back, checks), ``_claims`` (claims of running
+configurations), ``_recover`` (saving a damaged store), ``_worker``
+(simulating one configuration), ``_run`` (the runner, its pools and
+resuming), ``_dask`` (the Dask pool), ``_report`` (the run report and
+the results table).
 """
 
 from ._certify_kind import make_certify_sweep
+from ._recover import recover_sweep
 from ._report import SweepReport, format_sweep
 from ._run import run_sweep
 from ._spec import Configuration, SweepConfig, make_sweep
@@ -51,5 +62,6 @@ __all__ = [
     "make_sweep",
     "read_jobs",
     "read_sweep",
+    "recover_sweep",
     "run_sweep",
 ]

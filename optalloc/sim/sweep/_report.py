@@ -25,12 +25,14 @@ class SweepReport:
     total : int
         Configurations in the sweep.
     skipped : int
-        Already done (found in the database), not run again.
+        Already done (found in the database, or stored meanwhile by
+        another run sharing it), not run again.
     run : int
-        Run and stored now.
+        Run and stored now, by this run.
     failed : int
-        Run now and failed; stored in the ``failures`` table, retried by
-        the next run.
+        Failed during this run (here, or in another run sharing the
+        database); stored in the ``failures`` table, retried by the next
+        run.
     failures : tuple of (str, str)
         Key and error message of each failure.
     runtime : float

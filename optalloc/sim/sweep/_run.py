@@ -4,20 +4,30 @@ Resuming: the configurations of the sweep are registered, those with a
 stored summary are skipped, and every other one (failures included) runs
 again; each result is written by this process in one transaction as it
 arrives, so a killed run leaves only whole configurations behind.
+
+Sharing: each configuration is claimed in the store just before it
+starts (``_claims``), so several runs on one store split the work and
+each configuration runs once; a run waits for the configurations other
+live runs hold, and takes over those of dead ones.  ``_drive`` is that
+loop, over one of three pools: this process, local worker processes,
+or a Dask cluster (``_dask``).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import math
 import operator
 import os
 import time
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from ..._progress import Progress, check_progress
 from ..certification._dask_client import DaskClient, dask_client
 from . import _worker
-from ._dask import _execute_dask
+from ._claims import CLAIM_HEARTBEAT, _Heartbeat, _Queue
+from ._dask import DEFAULT_WORKER_TIMEOUT, _DaskPool
 from ._report import SweepReport
 from ._spec import SweepConfig
 from ._store import _connect, _register_configs, _write_result
@@ -63,6 +73,11 @@ class _Progress:
                               f"{cfg.allocator}{seed} ({out.get('wall_time', 0.0):.1f} s; "
                               f"{time.perf_counter() - self.t0:.1f} s elapsed){extra}")
 
+    def note(self, text: str) -> None:
+        """A line on the progress stream (none with a callback or silent)."""
+        if self.report is not None:
+            self.report.write(text)
+
     def end(self, ok: bool) -> None:
         if self.owned and ok:
             self.report.close()
@@ -82,27 +97,78 @@ def _check_workers(workers):
     return workers
 
 
-def _execute_local(tasks, payloads, workers, handle):
-    """Run ``tasks`` here or in worker processes; ``handle(task, out)`` as each ends."""
-    if workers == 1 or len(tasks) <= 1:
-        for task in tasks:
-            handle(task, _worker._run_config(task, payloads[task["sha"]]))
-        return
-    # the workers end when this process dies, even by kill -9 (see _worker._watch_parent)
-    with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
-                                                initializer=_worker._watch_parent) as pool:
-        futures = {pool.submit(_worker._run_config, t, payloads[t["sha"]]): t for t in tasks}
-        try:
-            for fut in concurrent.futures.as_completed(futures):
-                task = futures[fut]
-                try:
-                    out = fut.result()
-                except Exception as exc:  # noqa: BLE001 - a worker process died
-                    out = {"key": task["key"], "error": f"{type(exc).__name__}: {exc}"}
-                handle(task, out)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+def _check_worker_timeout(value, config):
+    """Seconds a Dask run waits for workers: the keyword, else the sweep's, else the default."""
+    if value is None:
+        value = config.worker_timeout if config.worker_timeout is not None else DEFAULT_WORKER_TIMEOUT
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 0:
+        raise ValueError(f"`worker_timeout` must be a positive number of seconds (inf: no limit), got {value!r}")
+    return float(value)
+
+
+class _InProcess:
+    """The pool of ``workers=1``: each configuration runs in this process when submitted."""
+
+    def __init__(self, payloads):
+        self.payloads, self.finished = payloads, []
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.finished)
+
+    def room(self) -> bool:
+        return not self.finished
+
+    def submit(self, task) -> None:
+        self.finished.append((task, _worker._run_config(task, self.payloads[task["sha"]])))
+
+    def collect(self, queue, timeout) -> list:
+        out, self.finished = self.finished, []
+        return out
+
+    def close(self, ok) -> None:
+        pass
+
+
+class _LocalPool:
+    """Local worker processes, ``size`` configurations at a time."""
+
+    def __init__(self, payloads, size):
+        self.payloads, self.size, self.inflight = payloads, size, {}
+        self.executor = self._start()
+
+    def _start(self):
+        # the workers end when this process dies, even by kill -9 (see _worker._watch_parent)
+        return concurrent.futures.ProcessPoolExecutor(max_workers=self.size, initializer=_worker._watch_parent)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.inflight)
+
+    def room(self) -> bool:
+        return len(self.inflight) < self.size
+
+    def submit(self, task) -> None:
+        self.inflight[self.executor.submit(_worker._run_config, task, self.payloads[task["sha"]])] = task
+
+    def collect(self, queue, timeout) -> list:
+        done, _ = concurrent.futures.wait(self.inflight, timeout=timeout,
+                                          return_when=concurrent.futures.FIRST_COMPLETED)
+        out, broken = [], False
+        for fut in done:
+            task = self.inflight.pop(fut)
+            try:
+                out.append((task, fut.result()))
+            except Exception as exc:  # noqa: BLE001 - a worker process died
+                broken |= isinstance(exc, BrokenProcessPool)
+                out.append((task, {"key": task["key"], "error": f"{type(exc).__name__}: {exc}"}))
+        if broken:  # the pool is unusable now: a new one for the configurations left
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = self._start()
+        return out
+
+    def close(self, ok) -> None:
+        self.executor.shutdown(wait=ok, cancel_futures=not ok)
 
 
 @dataclass(frozen=True)
@@ -113,6 +179,7 @@ class _Executor:
     workers: int
     scheduler: object = None
     client: object = None
+    worker_timeout: float = DEFAULT_WORKER_TIMEOUT
 
     def forks(self, n) -> bool:
         """Whether ``n`` configurations run in forked local processes."""
@@ -124,14 +191,41 @@ class _Executor:
             return "on " + (self.scheduler if isinstance(self.scheduler, str) else "a Dask cluster")
         return "in this process" if self.workers == 1 or n <= 1 else f"on {min(self.workers, n)} processes"
 
-    def execute(self, tasks, payloads, handle) -> None:
+    def pool(self, n, payloads, note):
+        """The pool that runs ``n`` configurations."""
         if self.scheduler is not None:
-            _execute_dask(tasks, payloads, self.client, handle)
-        else:
-            _execute_local(tasks, payloads, self.workers, handle)
+            return _DaskPool(self.client, payloads, self.worker_timeout, note)
+        if self.forks(n):
+            return _LocalPool(payloads, min(self.workers, n))
+        return _InProcess(payloads)
 
 
-def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> SweepReport:
+def _drive(queue, pool, handle, note) -> None:
+    """Claim, run and store configurations until each one of the queue is settled."""
+    said = ""
+    while True:
+        while pool.room():
+            task = queue.take()
+            if task is None:
+                break
+            pool.submit(task)
+        if pool.busy or (not pool.room() and queue.has_free()):  # results to collect, or workers to wait for
+            finished = pool.collect(queue, CLAIM_HEARTBEAT)
+        elif not queue.pending:
+            return
+        else:  # the rest is held by other live runs: wait for them (or for their death)
+            text = queue.waiting_for()
+            if text and text != said:
+                note(f"waiting for {len(queue.held)} configurations run by other processes ({text})")
+                said = text
+            queue.wait()
+            continue
+        for task, out in finished:
+            handle(task, out)
+        queue.heartbeat()
+
+
+def run_sweep(config, db, *, workers=None, scheduler=None, progress=False, worker_timeout=None) -> SweepReport:
     """Run the configurations of a sweep that the database does not hold yet.
 
     Parameters
@@ -141,6 +235,8 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
     db : path
         SQLite file, created when missing and otherwise appended to (never
         cleared): results of earlier runs, of this or other sweeps, stay.
+        Several runs (processes, hosts sharing the file) may use one file
+        at once: each configuration runs in one of them.
     workers : int, optional
         Local worker processes (default ``os.cpu_count()``); 1 runs
         everything in this process.  Ignored with ``scheduler``.
@@ -151,6 +247,13 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
         True: a line on stderr per finished configuration (above a bar on a
         terminal); a callable gets ``(done, total)`` as each configuration
         ends.  Default: silent.
+    worker_timeout : float, optional
+        With ``scheduler``: seconds to wait for workers when the cluster
+        has none (all died, or none started yet); configurations lost with
+        their workers run again when workers return.  When none comes back
+        in time, the configurations left fail with a message saying so.
+        Default: the sweep's ``worker_timeout``, else 600; ``math.inf``
+        waits for ever.
 
     Returns
     -------
@@ -159,8 +262,13 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
     Raises
     ------
     ValueError
-        Bad arguments, a database file that is not a sweep database, an
-        unreachable scheduler.
+        Bad arguments, a database file that is not a sweep database or is
+        damaged (left untouched; the message says how to copy what can be
+        read: :func:`recover_sweep`), an unreachable scheduler.
+    OSError
+        The store refused a write (a full disk, a lock held too long): one
+        line naming the file; what was stored before is kept and a run
+        started again goes on from there.
     ImportError
         ``scheduler`` given without dask.distributed installed.
 
@@ -169,13 +277,18 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
     Tables: ``configurations`` (key, canonical JSON ``spec``, labels),
     ``summaries`` (key, one column per :class:`Summary` field, trace
     report, wall time, finish time), ``jobs`` (per-job rows, key and job
-    id; with ``job_records``), ``failures`` (key, error, attempts).
+    id; with ``job_records``), ``failures`` (key, error, attempts),
+    ``claims`` (configurations running now).
     Workers only compute; this process writes each configuration's rows
     in one transaction (WAL journal, synchronous commits), so killing a
     sweep loses at most the configurations still running, and running it
     again skips the stored ones, retries failures, and never duplicates a
-    row.  Local worker processes end when this process dies (even by
-    ``kill -9``): none is left running.
+    row.  Each configuration is claimed in the store before it starts;
+    another run on the same file skips it while this run lives, waits for
+    it, and reports it as stored (``skipped``) or failed.  A claim whose
+    process is gone (pid not running on this host, or no heartbeat for
+    10 minutes from another host) is taken over.  Local worker processes
+    end when this process dies (even by ``kill -9``): none is left running.
 
     Examples
     --------
@@ -195,9 +308,10 @@ def run_sweep(config, db, *, workers=None, scheduler=None, progress=False) -> Sw
         config = load_sweep(config)
     workers = _check_workers(workers)
     check_progress(progress)
+    worker_timeout = _check_worker_timeout(worker_timeout, config)
     dask = dask_client(scheduler) if scheduler is not None else DaskClient(None, False)  # fail before the db
     try:
-        return _run(config, db, _Executor(workers, scheduler, dask.client), progress, t0)
+        return _run(config, db, _Executor(workers, scheduler, dask.client, worker_timeout), progress, t0)
     finally:
         if dask.owned:
             dask.client.close()
@@ -219,19 +333,37 @@ def _run(config, db, executor, progress, t0):
         counts = {"ok": 0, "failed": 0, "skipped": 0}
         failures = []
 
-        def handle(task, out):
-            status = _write_result(conn, out)
+        def count(task, status, out):
             counts[status] += 1
             if status == "failed":
                 failures.append((task["key"], out["error"]))
             prog.step(by_key[task["key"]], status, out)
 
+        def settled(task, status, error):  # stored or failed by another run meanwhile
+            out = {"key": task["key"], "error": error} if status == "failed" else {}
+            count(task, "failed" if status == "failed" else "skipped", out)
+
+        queue = _Queue(conn, tasks, settled)
+
+        def handle(task, out):
+            count(task, _write_result(conn, out, queue.owner.token), out)
+
         ok = False
         try:
             if tasks:
-                executor.execute(tasks, config._traces, handle)
+                pool = executor.pool(len(tasks), config._traces, prog.note)
+                try:
+                    if isinstance(pool, _InProcess):  # the loop waits in the computation: a thread keeps the claims
+                        with _Heartbeat(os.fspath(db), queue.owner.token):
+                            _drive(queue, pool, handle, prog.note)
+                    else:
+                        _drive(queue, pool, handle, prog.note)
+                    ok = True
+                finally:
+                    pool.close(ok)
             ok = True
         finally:
+            queue.release()
             prog.end(ok)
     finally:
         conn.close()

@@ -91,6 +91,10 @@ class SweepConfig:
         Store one row per job as well as the summary.
     source : str
         The TOML file it came from, or ``""``.
+    worker_timeout : float or None
+        Seconds a run on Dask waits for workers when the cluster has none
+        (the TOML key ``worker_timeout``); None: :func:`run_sweep`'s
+        default.  Not part of any configuration's key.
     """
 
     name: str
@@ -99,6 +103,7 @@ class SweepConfig:
     source: str = ""
     _traces: dict = field(default_factory=dict, repr=False, compare=False)
     _machines: dict = field(default_factory=dict, repr=False, compare=False)  # network machines, by key
+    worker_timeout: float | None = None
 
     def __len__(self) -> int:
         return len(self.configurations)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import tomllib
 from pathlib import Path
 
@@ -12,10 +14,10 @@ from ._workload import WORKLOAD_KEYS
 __all__ = ["load_sweep"]
 
 _SWEEP_KEYS = ("name", "kind", "traces", "machines", "schedulers", "allocators", "seeds", "kill_at_estimate",
-               "job_records", *WORKLOAD_KEYS)
+               "job_records", *WORKLOAD_KEYS, "worker_timeout")
 #: keys of a sweep of kind "certify" (``drivers`` is its grid axis; ``allocators`` the compared list)
 _CERTIFY_KEYS = ("name", "kind", "traces", "machines", "schedulers", "drivers", "allocators", "seeds",
-                 "kill_at_estimate", "exact", "time_limit", "total_time_limit")
+                 "kill_at_estimate", "exact", "time_limit", "total_time_limit", "worker_timeout")
 
 
 def load_sweep(path) -> SweepConfig:
@@ -24,7 +26,10 @@ def load_sweep(path) -> SweepConfig:
     Parameters
     ----------
     path : str or path-like
-        The file; trace paths in it are relative to its directory.
+        The file; the paths in it (traces, network files) are relative to
+        its directory.  It names no output: the store is the argument of
+        :func:`run_sweep` (``optalloc sweep`` puts it in the working
+        directory unless ``--db`` is given).
 
     Returns
     -------
@@ -54,6 +59,7 @@ def load_sweep(path) -> SweepConfig:
         replication_seed = 0
         runtime_model = ["none"]
         fair_start = false
+        worker_timeout = 600     # seconds a Dask run waits for workers (inf: for ever)
 
         [grid]                   # or [[grid]] tables, one per base
         allocator = "mc1x1"
@@ -95,11 +101,23 @@ def load_sweep(path) -> SweepConfig:
         for req in ("traces", "machines"):
             if req not in sweep:
                 _fail("[sweep]", f"needs `{req}`")
-        args = {"name": path.stem, **{k: v for k, v in sweep.items() if k != "kind"}}
+        timeout = _worker_timeout(sweep.get("worker_timeout"))
+        args = {"name": path.stem, **{k: v for k, v in sweep.items() if k not in ("kind", "worker_timeout")}}
         if kind == "certify":
             if "grid" in doc:
                 _fail("[grid]", "applies to simulate sweeps; a certify sweep lists its `drivers`")
-            return make_certify_sweep(base_dir=path.parent, source=str(path), **args)
-        return make_sweep(base_dir=path.parent, source=str(path), grid=doc.get("grid"), **args)
+            config = make_certify_sweep(base_dir=path.parent, source=str(path), **args)
+        else:
+            config = make_sweep(base_dir=path.parent, source=str(path), grid=doc.get("grid"), **args)
+        return dataclasses.replace(config, worker_timeout=timeout)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+
+
+def _worker_timeout(value):
+    """The ``worker_timeout`` key: None (absent) or a positive number of seconds (``inf``: no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 0:
+        _fail("[sweep]", f"`worker_timeout` must be a positive number of seconds (inf: no limit), got {value!r}")
+    return float(value)
