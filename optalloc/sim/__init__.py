@@ -161,6 +161,7 @@ from .sweep import (
     make_sweep,
     read_jobs,
     read_sweep,
+    recover_sweep,
     run_sweep,
 )
 from .workload import (
@@ -264,6 +265,7 @@ __all__ = [
     "read_jobs",
     "read_sweep",
     "read_swf",
+    "recover_sweep",
     "replicate",
     "run_sweep",
     "simulate",
