@@ -39,11 +39,15 @@ bounds (``metric_lower_bound`` those that hold on a torus or network); ``gap`` c
 over the shapes of optimal sets that it runs beside the LP on 2D free sets
 with busy cells among them; ``box_optimum`` and
 ``cuboid_optimum`` are the optima of full 2D and 3D boxes (empty machines).
+
+``BOX_SEARCH_AVAILABLE`` is deprecated: it is always True (numba, which
+compiles the box search, is a dependency) and reading it warns.
 """
+
+import warnings
 
 from ._bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
 from ._box import box_bracket, box_optimum, partition_count
-from ._boxsearch import AVAILABLE as BOX_SEARCH_AVAILABLE
 from ._boxsearch import search_box
 from ._common import weight
 from ._cuboid import cuboid_optimum
@@ -85,7 +89,6 @@ __all__ = [
     "box_bracket",
     "box_optimum",
     "search_box",
-    "BOX_SEARCH_AVAILABLE",
     "partition_count",
     "cuboid_optimum",
     "profile_bound",
@@ -94,3 +97,12 @@ __all__ = [
     "gap",
     "GapReport",
 ]
+
+
+def __getattr__(name):
+    # deprecated names, kept readable (PEP 562)
+    if name == "BOX_SEARCH_AVAILABLE":
+        warnings.warn("optalloc.ksubset.BOX_SEARCH_AVAILABLE is deprecated and always True: numba, which compiles "
+                      "the box search, is a dependency", DeprecationWarning, stacklevel=2)
+        return True
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,6 @@ import numpy as np
 
 from .._progress import Progress, check_progress, library_progress
 from .._validate import validate_nodes
-from . import _jit
 from ._common import Stopwatch, positive_int, qap_result
 from ._core import validate_matrices
 from ._cost import as_machine, cost_matrix
@@ -190,19 +189,14 @@ def _solve(A, B, method, rng, clock, iterations, alpha, start, target, progress)
 def strong_settings(n: int) -> dict:
     """Options of :func:`~optalloc.qap.tabu` in the strong mode for n tasks.
 
-    Compiled engine (numba installed): two chains (one above n = 2000, to
-    bound the memory, three n x n arrays per chain), each in a thread of
-    its own when two cores are available, and no restarts: at a few
-    microseconds per move, Taillard's search reached the best known values
-    sooner without them (chr20a, tai20a, tai30a, 20 seeds).  Numpy engine:
-    many chains while a batched iteration stays cheap (16 up to n = 40, 8
-    up to 64, one above, where the single chain's O(n^2) update pays),
-    restarted after 50 n iterations without progress.
+    Two chains of the compiled engine (one above n = 2000, to bound the
+    memory, three n x n arrays per chain), each in a thread of its own when
+    two cores are available, and no restarts: at a few microseconds per
+    move, Taillard's search reached the best known values sooner without
+    them (chr20a, tai20a, tai30a, 20 seeds).
     """
-    if _jit.AVAILABLE:
-        chains = 2 if n <= 2000 else 1
-        return {"chains": chains, "workers": min(chains, _cores()), "restart": None}
-    return {"chains": 16 if n <= 40 else 8 if n <= 64 else 1, "workers": 1, "restart": 50.0}
+    chains = 2 if n <= 2000 else 1
+    return {"chains": chains, "workers": min(chains, _cores()), "restart": None}
 
 
 def _cores() -> int:
