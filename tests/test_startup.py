@@ -3,7 +3,8 @@
 ``import optalloc``, ``import optalloc.cli`` and ``optalloc --help`` load
 none of numba, Pyomo, matplotlib, dask/distributed (nor the Pyomo models or
 scipy.spatial); numba's kernels compile at their first call
-(:mod:`optalloc._jit`). Each check runs in a fresh interpreter.
+(:mod:`optalloc._jit`), and a QAP of a few tasks needs neither numba nor
+scipy.optimize. Each check runs in a fresh interpreter.
 """
 
 from __future__ import annotations
@@ -143,6 +144,28 @@ def test_startup_bench_suite():
     assert "optalloc --help" in table.text and "light" in table.text
     with pytest.raises(ValueError, match="limit"):
         run_bench("startup", limit=1.0)
+
+
+def test_a_qap_of_a_few_tasks_loads_neither_numba_nor_scipy_optimize():
+    """The strong mode up to ``SMALL`` tasks: the array engine, no FAQ
+    start, the bound's assignment enumerated; from ``SMALL + 1`` tasks
+    the compiled engine and scipy's FAQ."""
+    code = """
+        import sys
+        import numpy as np
+        from optalloc.qap import _bounds, solve
+        rng = np.random.default_rng(0)
+        n = {n}
+        A, B = rng.integers(0, 9, (n, n)), rng.integers(0, 9, (n, n))
+        res = solve(A, B, rng=0)
+        print(res.extra["engine"], "scipy.optimize" in sys.modules, "numba" in sys.modules, n <= _bounds.SMALL)
+    """
+    small = subprocess.run([sys.executable, "-c", textwrap.dedent(code.format(n=3))], capture_output=True, text=True,
+                           check=True, timeout=120).stdout.split()
+    assert small == ["numpy", "False", "False", "True"]
+    large = subprocess.run([sys.executable, "-c", textwrap.dedent(code.format(n=9))], capture_output=True, text=True,
+                           check=True, timeout=300).stdout.split()
+    assert large == ["jit", "True", "True", "False"]
 
 
 def test_a_missing_numba_fails_at_the_first_compiled_call():
