@@ -3,14 +3,16 @@
 Importing numba costs more than a tenth of a second, so the modules with
 compiled loops mark them with this module's :func:`njit` instead of
 numba's.  A marked function becomes a :class:`Kernel`: nothing of numba is
-imported until one is called.  The first call of a
-kernel imports numba and turns every kernel of its module into a numba
-dispatcher (``numba.njit(**options)``, so ``cache=True`` keeps its on-disk
-cache).  The module's globals are swapped for the dispatchers, and so are
-the names that other modules of the package imported, so compiled code
-calls compiled code as before and Python callers reach the dispatcher
-itself from then on, at the same cost per call as before (a reference kept
-elsewhere goes through the :class:`Kernel`, one more Python call).
+imported until one is called.  The first call of a kernel imports numba
+and turns every kernel of its module into a numba dispatcher
+(``numba.njit(**options)``, so ``cache=True`` keeps its on-disk cache).
+The module's globals are swapped for the dispatchers, and so are the names
+that other modules of the package imported, so compiled code calls
+compiled code as before and Python callers reach the dispatcher itself
+from then on, at the same cost per call as before (a reference kept
+elsewhere goes through the :class:`Kernel`, one more Python call).  numba
+is a dependency; should its import fail, the first kernel call raises
+that ImportError.
 
 numba's on-disk cache checks only the source file of the function it
 compiled, while a kernel's machine code holds the kernels it calls from
