@@ -305,3 +305,13 @@ def test_exact_starts_from_a_bracket_proven_before(fresh_box_cache, monkeypatch)
     assert box_bracket(16, 16, 128, nodes=10**6) == (60002.0, 60002.0)
     after = exact(pts, 128, time_limit=1)
     assert before.bound < 60002.0 <= after.bound <= after.objective
+
+
+def test_box_search_available_is_deprecated_and_true():
+    from optalloc import ksubset
+
+    with pytest.warns(DeprecationWarning, match="BOX_SEARCH_AVAILABLE is deprecated"):
+        assert ksubset.BOX_SEARCH_AVAILABLE is True
+    assert "BOX_SEARCH_AVAILABLE" not in ksubset.__all__
+    with pytest.raises(AttributeError, match="no attribute 'BOX_SEARCH'"):
+        ksubset.BOX_SEARCH  # noqa: B018
