@@ -2,16 +2,17 @@
 
 Importing numba costs more than a tenth of a second, so the modules with
 compiled loops mark them with this module's :func:`njit` instead of
-numba's.  With numba installed a marked function becomes a :class:`Kernel`:
-nothing of numba is imported until one is called.  The first call of a
-kernel imports numba and turns every kernel of its module into a numba
-dispatcher (``numba.njit(**options)``, so ``cache=True`` keeps its on-disk
-cache).  The module's globals are swapped for the dispatchers, and so are
-the names that other modules of the package imported, so compiled code
-calls compiled code as before and Python callers reach the dispatcher
-itself from then on, at the same cost per call as before (a reference kept
-elsewhere goes through the :class:`Kernel`, one more Python call).
-Without numba :func:`njit` returns the function unchanged (plain Python).
+numba's.  A marked function becomes a :class:`Kernel`: nothing of numba is
+imported until one is called.  The first call of a kernel imports numba
+and turns every kernel of its module into a numba dispatcher
+(``numba.njit(**options)``, so ``cache=True`` keeps its on-disk cache).
+The module's globals are swapped for the dispatchers, and so are the names
+that other modules of the package imported, so compiled code calls
+compiled code as before and Python callers reach the dispatcher itself
+from then on, at the same cost per call as before (a reference kept
+elsewhere goes through the :class:`Kernel`, one more Python call).  numba
+is a dependency; should its import fail, the first kernel call raises
+that ImportError.
 
 numba's on-disk cache checks only the source file of the function it
 compiled, while a kernel's machine code holds the kernels it calls from
@@ -39,18 +40,13 @@ import contextlib
 import functools
 import hashlib
 import importlib
-import importlib.util
 import os
 import sys
 import threading
-import warnings
-
-#: True when numba can be imported (found on the path; not imported here).
-AVAILABLE: bool = importlib.util.find_spec("numba") is not None
 
 _lock = threading.RLock()
 _resolved: set[str] = set()
-_numba = None  # the numba module once loaded; False when its import failed
+_numba = None  # the numba module once loaded
 _cache_dirs: dict[str, str | None] = {}  # per top-level package: :func:`source_cache`
 _STAMP = "sources.sha1"
 
@@ -65,15 +61,11 @@ objmode = _objmode
 
 
 def _load():
-    """numba, or None (with a warning) when it is found but fails to import."""
+    """The numba module, imported at the first call."""
     global _numba
     if _numba is None:
-        try:
-            _numba = importlib.import_module("numba")
-        except ImportError as err:  # pragma: no cover - a broken numba install
-            warnings.warn(f"numba failed to import ({err}); running its kernels as plain Python", stacklevel=3)
-            _numba = False
-    return _numba or None
+        _numba = importlib.import_module("numba")
+    return _numba
 
 
 class Kernel:
@@ -86,7 +78,7 @@ class Kernel:
         functools.update_wrapper(self, fn)
 
     def dispatcher(self):
-        """The numba dispatcher (the plain function if numba fails to import)."""
+        """The numba dispatcher."""
         if self._compiled is None:
             with _lock:
                 if self._compiled is None:
@@ -125,7 +117,7 @@ def _resolve(name: str) -> None:
                 else:
                     value.dispatcher()
             namespace[key] = value._compiled
-        elif value is _objmode and numba:
+        elif value is _objmode:
             namespace[key] = numba.objmode
     root = name.partition(".")[0] + "."
     for module_name, module in list(sys.modules.items()):
@@ -184,11 +176,8 @@ def _package_cache(module: str) -> str | None:
 
 
 def _compile(numba, kernel: Kernel):
-    """The numba dispatcher of ``kernel`` (its plain function without
-    numba); with ``cache=True`` its cache goes to its package's
-    :func:`source_cache` when there is one."""
-    if not numba:
-        return kernel.py_func
+    """The numba dispatcher of ``kernel``; with ``cache=True`` its cache
+    goes to its package's :func:`source_cache` when there is one."""
     cache = _package_cache(kernel.__module__) if kernel.options.get("cache") else None
     saved = numba.config.CACHE_DIR
     if cache is not None:
@@ -200,13 +189,13 @@ def _compile(numba, kernel: Kernel):
 
 
 def njit(fn=None, **options):
-    """``numba.njit`` compiled on first call (:class:`Kernel`); the function
-    itself without numba.  Use as ``@njit(cache=True)`` or ``njit(...)(fn)``."""
+    """``numba.njit`` compiled on first call (:class:`Kernel`).  Use as
+    ``@njit(cache=True)`` or ``njit(...)(fn)``."""
 
     def mark(f):
-        return Kernel(f, options) if AVAILABLE else f
+        return Kernel(f, options)
 
     return mark if fn is None else mark(fn)
 
 
-__all__ = ["AVAILABLE", "Kernel", "njit", "objmode", "source_cache"]
+__all__ = ["Kernel", "njit", "objmode", "source_cache"]

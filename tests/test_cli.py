@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from optalloc.cli import main
-from optalloc.ksubset import BOX_SEARCH_AVAILABLE, brute, weight
+from optalloc.ksubset import brute, weight
 from optalloc.machine import Machine, read_map, read_points
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,11 +180,9 @@ def test_bench_exact_suite_quick(capsys):
     code, out, err = run(capsys, "bench", "--suite", "exact", "--quick", "--limit", 30, "--json")
     assert code == 0, err
     rows = json.loads(out)
-    box = ["box"] if BOX_SEARCH_AVAILABLE else []  # the box search row needs numba
-    assert [r["case"].split()[0] for r in rows] == ["exact", "exact", *box, "ptas", "ptas", "ptas", "exact"]
+    assert [r["case"].split()[0] for r in rows] == ["exact", "exact", "box", "ptas", "ptas", "ptas", "exact"]
     assert rows[1]["baseline"] == "exact, profiles=False" and "4 busy" in rows[1]["instance"]
-    if box:
-        assert rows[2]["baseline"] == "score every partition" and "12x12 box, k=64" in rows[2]["instance"]
+    assert rows[2]["baseline"] == "score every partition" and "12x12 box, k=64" in rows[2]["instance"]
     assert "3x3x3" in rows[-2]["instance"]
     assert "6x6x6, 50% free" in rows[-1]["instance"] and "gap" in rows[-1]["case"]
     assert rows[-1]["baseline"].startswith("cheap bracket")

@@ -18,8 +18,6 @@ import pytest
 
 from optalloc import _jit
 
-needs_numba = pytest.mark.skipif(not _jit.AVAILABLE, reason="numba is not installed: nothing is compiled or cached")
-
 _CALLER = """
 from optalloc._jit import njit
 from .callee import f
@@ -58,7 +56,6 @@ def _run(tmp_path) -> tuple[int, int]:
     return int(value), int(hits)
 
 
-@needs_numba
 def test_an_edited_callee_reaches_its_cached_caller(tmp_path):
     _package(tmp_path, 1)
     assert _run(tmp_path) == (20, 0)  # compiled and cached

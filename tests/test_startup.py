@@ -3,7 +3,8 @@
 ``import optalloc``, ``import optalloc.cli`` and ``optalloc --help`` load
 none of numba, Pyomo, matplotlib, dask/distributed (nor the Pyomo models or
 scipy.spatial); numba's kernels compile at their first call
-(:mod:`optalloc._jit`). Each check runs in a fresh interpreter.
+(:mod:`optalloc._jit`), and a QAP of a few tasks needs neither numba nor
+scipy.optimize. Each check runs in a fresh interpreter.
 """
 
 from __future__ import annotations
@@ -56,7 +57,6 @@ def test_start_up_loads_no_heavy_package(code):
     assert _loaded_after(code) == []
 
 
-@pytest.mark.skipif(not _jit.AVAILABLE, reason="numba is not installed: nothing is compiled")
 def test_kernels_compile_at_first_use():
     """In a fresh interpreter: numba is absent after the imports, the
     compiled solvers give the known optima at their first call, and then the
@@ -123,30 +123,15 @@ def test_lazy_kernel_module_globals_swapped(tmp_path, monkeypatch):
     from lazy_pkg import inner, outer
 
     try:
-        if _jit.AVAILABLE:
-            assert isinstance(outer.twice_plus_one, _jit.Kernel) and isinstance(outer.double, _jit.Kernel)
+        assert isinstance(outer.twice_plus_one, _jit.Kernel) and isinstance(outer.double, _jit.Kernel)
         assert outer.twice_plus_one(20) == 41
         assert outer.clock() > 0
-        if _jit.AVAILABLE:
-            for f in (outer.twice_plus_one, outer.double, inner.double, outer.clock):
-                assert not isinstance(f, _jit.Kernel) and hasattr(f, "signatures")
-            assert outer.double is inner.double
+        for f in (outer.twice_plus_one, outer.double, inner.double, outer.clock):
+            assert not isinstance(f, _jit.Kernel) and hasattr(f, "signatures")
+        assert outer.double is inner.double
     finally:
         for name in ("lazy_pkg", "lazy_pkg.inner", "lazy_pkg.outer"):
             sys.modules.pop(name, None)
-
-
-def test_plain_python_without_numba(monkeypatch):
-    """Without numba the marked functions stay plain Python, and objmode is a no-op."""
-    monkeypatch.setattr(_jit, "AVAILABLE", False)
-
-    def f(x):
-        with _jit.objmode(y="int64"):
-            y = x + 1
-        return y
-
-    assert _jit.njit(cache=True)(f) is f and _jit.njit(f) is f
-    assert f(1) == 2
 
 
 def test_startup_bench_suite():
@@ -161,23 +146,41 @@ def test_startup_bench_suite():
         run_bench("startup", limit=1.0)
 
 
-def test_without_numba_the_loops_run_as_plain_python():
-    """numba hidden (as if not installed): nothing is marked for compiling,
-    the compiled-only searches are off and the solvers still answer."""
+def test_a_qap_of_a_few_tasks_loads_neither_numba_nor_scipy_optimize():
+    """The strong mode up to ``SMALL`` tasks: the array engine, no FAQ
+    start, the bound's assignment enumerated; from ``SMALL + 1`` tasks
+    the compiled engine and scipy's FAQ."""
+    code = """
+        import sys
+        import numpy as np
+        from optalloc.qap import _bounds, solve
+        rng = np.random.default_rng(0)
+        n = {n}
+        A, B = rng.integers(0, 9, (n, n)), rng.integers(0, 9, (n, n))
+        res = solve(A, B, rng=0)
+        print(res.extra["engine"], "scipy.optimize" in sys.modules, "numba" in sys.modules, n <= _bounds.SMALL)
+    """
+    small = subprocess.run([sys.executable, "-c", textwrap.dedent(code.format(n=3))], capture_output=True, text=True,
+                           check=True, timeout=120).stdout.split()
+    assert small == ["numpy", "False", "False", "True"]
+    large = subprocess.run([sys.executable, "-c", textwrap.dedent(code.format(n=9))], capture_output=True, text=True,
+                           check=True, timeout=300).stdout.split()
+    assert large == ["jit", "True", "True", "False"]
+
+
+def test_a_missing_numba_fails_at_the_first_compiled_call():
+    """numba hidden (a broken install): the imports and the command line's
+    help still work, and the first compiled loop raises numba's ImportError."""
     loaded = _loaded_after("""
         import sys
-        sys.modules["numba"] = None  # import numba now fails, find_spec finds nothing
-        import numpy as np
-        from optalloc import _jit, ksubset, qap
-        from optalloc.ksubset.search import _box, _profilesearch
-        assert not _jit.AVAILABLE and not ksubset.BOX_SEARCH_AVAILABLE and _box._scores_jit is None
-        assert not isinstance(_profilesearch._target, _jit.Kernel)
-        free = np.array([(x, y) for y in range(4) for x in range(4) if (x, y) != (1, 2)])
-        res = ksubset.exact(free, 5)
-        assert res.status == "optimal" and res.objective == ksubset.brute(free, 5).objective
-        assert ksubset.box_optimum(4, 4, 6)[0] == ksubset.brute(np.argwhere(np.ones((4, 4))), 6).objective
-        A = np.ones((5, 5)) - np.eye(5)
-        assert qap.tabu(A, A, iterations=20, rng=0).extra["engine"] == "numpy"
+        sys.modules["numba"] = None  # import numba now fails
+        from optalloc import ksubset
+        try:
+            ksubset.search_box(16, 16, 100)
+        except ImportError as err:
+            assert "numba" in str(err)
+        else:
+            raise AssertionError("no ImportError")
         del sys.modules["numba"]
     """)
     assert loaded == []

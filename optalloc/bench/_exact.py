@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from optalloc.ksubset import BOX_SEARCH_AVAILABLE, box_optimum, brute, exact, partition_count, ptas, search_box
+from optalloc.ksubset import box_optimum, brute, exact, partition_count, ptas, search_box
 
 from ._common import BenchRow, half_free_mesh, nearly_empty_mesh
 from ._goals import GOAL_CASES, QUICK_GOAL_CASES, run_goals
@@ -78,10 +78,7 @@ def run_box(*, cases=BOX_CASES, progress=None) -> list[BenchRow]:
     """The optimum of a full box by the compiled branch-and-bound
     (:func:`optalloc.ksubset.search_box`) against scoring every partition
     (:func:`optalloc.ksubset.box_optimum` with its enumeration limit raised
-    to the count and the search off).  Empty when numba is not installed
-    (the search needs it)."""
-    if not BOX_SEARCH_AVAILABLE:
-        return []
+    to the count and the search off)."""
     search_box(3, 3, 4)  # compile (or load the compiled loops) outside the timing
     box_optimum(3, 3, 4, nodes=0)
     rows = []

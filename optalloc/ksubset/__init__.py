@@ -45,7 +45,12 @@ The code sits in rooms by role, each importing only those below it:
 the PTAS), ``bounds`` (proven lower bounds), ``search`` (the combinatorial
 searches over boxes, profiles, shapes, torus counts and blocks) and
 ``special`` (1D, ring, k = 3, brute force).
+
+``BOX_SEARCH_AVAILABLE`` is deprecated: it is always True (numba, which
+compiles the box search, is a dependency) and reading it warns.
 """
+
+import warnings
 
 from ._common import weight
 from ._gap import GapReport, gap
@@ -55,7 +60,6 @@ from .bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bo
 from .engine import ExactSession, exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
 from .search import (
-    BOX_SEARCH_AVAILABLE,
     box_bracket,
     box_optimum,
     cuboid_optimum,
@@ -92,7 +96,6 @@ __all__ = [
     "box_bracket",
     "box_optimum",
     "search_box",
-    "BOX_SEARCH_AVAILABLE",
     "partition_count",
     "cuboid_optimum",
     "profile_bound",
@@ -101,3 +104,12 @@ __all__ = [
     "gap",
     "GapReport",
 ]
+
+
+def __getattr__(name):
+    # deprecated names, kept readable (PEP 562)
+    if name == "BOX_SEARCH_AVAILABLE":
+        warnings.warn("optalloc.ksubset.BOX_SEARCH_AVAILABLE is deprecated and always True: numba, which compiles "
+                      "the box search, is a dependency", DeprecationWarning, stacklevel=2)
+        return True
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

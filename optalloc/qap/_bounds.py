@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ._core import validate_matrices
+
+#: Up to this many tasks the linear assignment of the bound is solved by
+#: enumerating its permutations, which costs less than importing
+#: scipy.optimize (the strong mode then imports it nowhere).
+SMALL = 8
 
 
 def gilmore_lawler(W, C) -> float:
@@ -25,7 +32,8 @@ def gilmore_lawler(W, C) -> float:
     -------
     float
         The bound; O(n^3) (sorting, one matrix product, one linear
-        assignment with :func:`scipy.optimize.linear_sum_assignment`).
+        assignment with :func:`scipy.optimize.linear_sum_assignment`, by
+        enumeration up to ``SMALL`` tasks).
 
     References
     ----------
@@ -51,7 +59,16 @@ def _gl(A: np.ndarray, B: np.ndarray) -> float:
     a = np.sort(A[off].reshape(n, n - 1), axis=1)            # ascending
     b = np.sort(B[off].reshape(n, n - 1), axis=1)[:, ::-1]   # descending
     L = a @ b.T + np.outer(np.diagonal(A), np.diagonal(B))
-    from scipy.optimize import linear_sum_assignment  # a slow import: only when a bound is asked for
+    return _assignment(L)
+
+
+def _assignment(L: np.ndarray) -> float:
+    """The least ``sum_i L[i, p(i)]`` over the permutations p."""
+    n = len(L)
+    if n <= SMALL:
+        perms = np.array(list(itertools.permutations(range(n))), dtype=np.intp)
+        return float(L[np.arange(n), perms].sum(axis=1).min())
+    from scipy.optimize import linear_sum_assignment  # a slow import: only on larger instances
 
     rows, cols = linear_sum_assignment(L)
     return float(L[rows, cols].sum())

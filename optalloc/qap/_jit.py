@@ -1,7 +1,6 @@
-"""Compiled inner loop of the robust tabu search (numba, optional).
+"""Compiled inner loop of the robust tabu search (numba).
 
-With numba installed (``pip install "optalloc[fast]"``) the moves of the
-tabu search run in compiled loops: Taillard's O(1) update of every swap
+The moves of the tabu search run in compiled loops: Taillard's O(1) update of every swap
 value per move and one pass over the neighbourhood that applies the tabu,
 aspiration and tie rules, a few microseconds per move at n = 20 against
 about a hundred for the array version in :mod:`._tabu`.  Both follow
@@ -30,12 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import AVAILABLE as _HAVE_NUMBA
 from .._jit import njit
-
-#: True when the compiled search is available (numba installed; it is
-#: imported and the loops compiled at the first search, not here).
-AVAILABLE = _HAVE_NUMBA
 
 #: Codes returned by :func:`tabu_steps`.
 DONE, RESTART, TARGET = 0, 1, 2
@@ -261,7 +255,7 @@ def _value(A, Q):
     return total
 
 
-# compiled on first call (numba imported then, not here); plain Python without numba
+# compiled on first call (numba imported then, not here)
 _row = njit(cache=True, fastmath=True)(_row)
 _update = njit(cache=True)(_update)
 _value = njit(cache=True)(_value)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._progress import Progress, check_progress, library_progress
 from .._validate import validate_nodes
-from . import _jit
+from ._bounds import SMALL
 from ._common import Stopwatch, positive_int, qap_result
 from ._core import validate_matrices
 from ._cost import as_machine, cost_matrix
@@ -70,12 +70,14 @@ def structured_starts(A: np.ndarray, B: np.ndarray, rng: np.random.Generator, cl
 
     The identity is the consecutive mapping, optimal when the task graph
     has the machine's shape (a stencil on a matching torus); FAQ follows
-    the spectrum of the two matrices (up to ``STARTS_MAX`` tasks).  No
+    the spectrum of the two matrices (from ``SMALL`` + 1 tasks, below
+    which the search covers the few permutations without it and scipy's
+    import would cost more than the search, up to ``STARTS_MAX``).  No
     start is begun once the ``clock`` has expired.
     """
     n = len(A)
     starts = [descent(A, B, np.arange(n, dtype=np.intp), clock=clock)[0]]
-    if 2 < n <= STARTS_MAX and not (clock is not None and clock.expired()):
+    if SMALL < n <= STARTS_MAX and not (clock is not None and clock.expired()):
         starts.append(faq(A, B, rng=rng).permutation)
     return starts
 
@@ -190,19 +192,18 @@ def _solve(A, B, method, rng, clock, iterations, alpha, start, target, progress)
 def strong_settings(n: int) -> dict:
     """Options of :func:`~optalloc.qap.tabu` in the strong mode for n tasks.
 
-    Compiled engine (numba installed): two chains (one above n = 2000, to
-    bound the memory, three n x n arrays per chain), each in a thread of
-    its own when two cores are available, and no restarts: at a few
-    microseconds per move, Taillard's search reached the best known values
-    sooner without them (chr20a, tai20a, tai30a, 20 seeds).  Numpy engine:
-    many chains while a batched iteration stays cheap (16 up to n = 40, 8
-    up to 64, one above, where the single chain's O(n^2) update pays),
-    restarted after 50 n iterations without progress.
+    Two chains of the compiled engine (one above n = 2000, to bound the
+    memory, three n x n arrays per chain), each in a thread of its own when
+    two cores are available, and no restarts: at a few microseconds per
+    move, Taillard's search reached the best known values sooner without
+    them (chr20a, tai20a, tai30a, 20 seeds).  Up to ``SMALL`` tasks the two
+    chains run in the numpy engine, which makes the same moves and takes
+    less time than importing numba.
     """
-    if _jit.AVAILABLE:
-        chains = 2 if n <= 2000 else 1
-        return {"chains": chains, "workers": min(chains, _cores()), "restart": None}
-    return {"chains": 16 if n <= 40 else 8 if n <= 64 else 1, "workers": 1, "restart": 50.0}
+    if n <= SMALL:
+        return {"chains": 2, "workers": 1, "restart": None, "engine": "numpy"}
+    chains = 2 if n <= 2000 else 1
+    return {"chains": chains, "workers": min(chains, _cores()), "restart": None}
 
 
 def _cores() -> int:

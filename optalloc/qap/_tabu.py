@@ -81,10 +81,9 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
         progress on stderr (a bar on a terminal, a line every few seconds
         and one at the end elsewhere).  Default: silent.
     engine : {None, "jit", "numpy"}
-        ``"jit"``: compiled loops (needs numba, ``pip install
-        "optalloc[fast]"``), tens of times faster on small and medium n;
-        ``"numpy"``: array operations only.  By default "jit" when numba
-        is installed.  Both make the same moves on integer data.
+        ``"jit"`` (the default): compiled loops, tens of times faster on
+        small and medium n; ``"numpy"``: array operations only.  Both make
+        the same moves on integer data.
     workers : int, default 1
         Threads (compiled engine): the chains are shared out among them and
         run in parallel, with the same results as in one thread except that
@@ -135,7 +134,7 @@ def tabu(W, C, *, iterations: int | None = None, time_limit: float | None = None
     workers = positive_int(workers, "workers")
     check_progress(progress)
     if workers > 1 and engine != "jit":
-        raise ValueError("`workers` > 1 needs the compiled engine (numba: pip install 'optalloc[fast]')")
+        raise ValueError("`workers` > 1 needs the compiled engine (engine='jit')")
     rng = np.random.default_rng(rng)
     p = validate_start(start, n)
     if p is None:
@@ -184,11 +183,9 @@ def _validate_tenure(tenure):
 
 def _engine(engine):
     if engine is None:
-        return "jit" if _jit.AVAILABLE else "numpy"
+        return "jit"
     if engine not in ("jit", "numpy"):
         raise ValueError(f"unknown engine {engine!r}; choose 'jit' or 'numpy'")
-    if engine == "jit" and not _jit.AVAILABLE:
-        raise ValueError("engine 'jit' needs numba: pip install 'optalloc[fast]'")
     return engine
 
 

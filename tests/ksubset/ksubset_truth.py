@@ -143,3 +143,43 @@ def optimal_subsets(points, k: int, *, ring_length: float | None = None) -> set[
     best = w.min()
     tol = RTOL * max(1.0, abs(best)) + ATOL
     return {tuple(int(i) for i in s) for s in subsets[w <= best + tol]}
+
+
+def arrangement_costs(parts: np.ndarray, k: int) -> np.ndarray:
+    """Least cut sum over orderings of each row of ``parts`` (ascending, zeros allowed),
+    by a dynamic programme in numpy batches over the rows (the cut of a prefix
+    of s points costs s (k - s); the library scores partitions in compiled
+    loops, checked against this).
+
+    State: the sum already put at the left end (the right end holds the
+    rest).  A part w put at the left makes a cut whose prefix is the new
+    left sum; put at the right end, a cut whose suffix is the right sum
+    beyond it (zero, costing nothing, for the outermost part).  Rows are
+    kept sorted by the current part so that each part size is one slice."""
+    n_sets, n_steps = parts.shape
+    big = np.int64(1) << 50
+    s = np.arange(k + 1, dtype=np.int64)
+    phi = s * (k - s)
+    cost = np.full((n_sets, k + 1), big, dtype=np.int64)
+    cost[:, 0] = 0
+    total = np.zeros(n_sets, dtype=np.int64)
+    where = np.arange(n_sets)  # original row of each current row
+    for step in range(n_steps):
+        order = np.argsort(parts[where, step], kind="stable")
+        where, cost, total = where[order], cost[order], total[order]
+        w = parts[where, step]
+        edges = np.flatnonzero(np.diff(w)) + 1
+        for lo, hi in zip(np.concatenate(([0], edges)), np.concatenate((edges, [n_sets]))):
+            v = int(w[lo])
+            if v == 0:
+                continue
+            block, t = cost[lo:hi], total[lo:hi, None]
+            # right end: left sum unchanged, cut suffix = total - s (invalid states stay huge)
+            right = block + (t - s) * (k - t + s)
+            left = np.full_like(block, big)
+            left[:, v:] = block[:, : k + 1 - v] + phi[v:]
+            cost[lo:hi] = np.minimum(np.minimum(left, right), big)
+        total = total + w
+    out = np.empty(n_sets)
+    out[where] = cost.min(axis=1)
+    return out

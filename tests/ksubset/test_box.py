@@ -9,22 +9,20 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from ksubset_truth import arrangement_costs
 
 from optalloc.ksubset import box_bound, box_bracket, box_optimum, brute, exact, town_bound, weight
 from optalloc.ksubset.search import _box
 from optalloc.ksubset.search._box import (
     LIMIT,
-    _arrangement_costs,
     _ascending_parts,
     _conjugate_ascending,
     _partition_counts,
     _scores,
-    _scores_jit,
     arrangement,
     fit_in,
     partition_count,
 )
-from optalloc.ksubset.search._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 from optalloc.ksubset.search._boxsearch import search_box
 
 
@@ -92,26 +90,22 @@ def test_arrangement_is_the_best_ordering(parts):
     assert sorted(order) == sorted(parts)
     best = min(cut_sum(p, k) for p in set(itertools.permutations(parts)))
     assert cut_sum(order, k) == best
+    assert arrangement_costs(np.array([sorted(parts)]), k)[0] == best  # the oracle of the scoring
     # unimodal: ascending to the peak, then descending
     peak = int(np.argmax(order))
     assert order[: peak + 1] == sorted(order[: peak + 1])
     assert order[peak:] == sorted(order[peak:], reverse=True)
 
 
-@pytest.mark.skipif(_scores_jit is None, reason="numba is not installed: no compiled scoring to compare")
 @pytest.mark.parametrize("k, height, width", [(1, 1, 1), (7, 3, 4), (20, 5, 8), (30, 8, 16), (40, 16, 16)])
 def test_compiled_scores_equal_the_array_dp(k, height, width):
     counts = _partition_counts(k, height, width)
-    score, score_y = _scores(counts, k, width)
-    y = _arrangement_costs(_conjugate_ascending(counts), k)
-    x = _arrangement_costs(_ascending_parts(counts, width), k)
+    score, score_y = _scores(counts, k)
+    y = arrangement_costs(_conjugate_ascending(counts), k)
+    x = arrangement_costs(_ascending_parts(counts, width), k)
     assert np.array_equal(score_y, y) and np.array_equal(score, x + y)
 
 
-needs_search = pytest.mark.skipif(not SEARCH_AVAILABLE, reason="numba is not installed: no compiled box search")
-
-
-@needs_search
 @pytest.mark.parametrize("width", range(1, 8))
 def test_box_search_equals_enumeration(width):
     for height in range(1, 8):
@@ -120,10 +114,9 @@ def test_box_search_equals_enumeration(width):
             assert value == box_optimum(width, height, k)[0], (width, height, k)
             # the partition found fits the box and scores the value
             assert counts @ np.arange(1, height + 1) == k and counts.sum() <= width
-            assert _scores(counts[None], k, width)[0][0] == value
+            assert _scores(counts[None], k)[0][0] == value
 
 
-@needs_search
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 16), st.integers(1, 16), st.data())
 def test_box_search_equals_the_tables_on_larger_boxes(width, height, data):
@@ -132,7 +125,6 @@ def test_box_search_equals_the_tables_on_larger_boxes(width, height, data):
     assert search_box(width, height, k)[0] == box_optimum(width, height, k)[0]
 
 
-@needs_search
 def test_box_search_upper_and_node_limit(fresh_box_cache):
     value = box_optimum(13, 13, 56, limit=10**6)[0]  # 75,482 partitions, enumerated
     assert search_box(13, 13, 56)[0] == value
@@ -144,7 +136,6 @@ def test_box_search_upper_and_node_limit(fresh_box_cache):
     assert box_optimum(16, 16, 128, nodes=0) is None  # over LIMIT and no search allowed
 
 
-@needs_search
 def test_exact_proves_a_full_machine_beyond_the_tables(fresh_box_cache):
     # 5.2 million partitions of 100 fit a 16 x 16 box: the branch-and-bound
     # settles it (the LP stalls on the symmetric optima of an empty machine)
@@ -161,7 +152,6 @@ def test_exact_proves_a_full_machine_beyond_the_tables(fresh_box_cache):
     assert exact(pts, 64, time_limit=2).extra["phase"] == "box"  # a few thousand nodes
 
 
-@needs_search
 def test_a_search_given_up_on_is_not_repeated_with_fewer_nodes(fresh_box_cache, monkeypatch):
     calls = []
     real = _box.search_box
@@ -176,7 +166,6 @@ def test_a_search_given_up_on_is_not_repeated_with_fewer_nodes(fresh_box_cache, 
     assert box_optimum(16, 16, 128, nodes=0)[0] == 60002.0 and calls == searched
 
 
-@needs_search
 def test_exact_runs_the_box_search_on_a_sparser_machine():
     # a quarter of the machine busy (the rectangle 77 % full): the search still
     # runs, with the cheap bound's nodes, and an optimal set of the empty box
@@ -211,14 +200,14 @@ def test_box_bound_does_not_apply():
     assert box_bound([[0, 0], [0, 0], [1, 0], [1, 1]], 3) == 0.0  # repeated points
     assert box_bound([[0, 0.5], [1, 0], [1, 1], [2, 2]], 3) == 0.0  # not a lattice
     assert box_bound([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 1, 0]], 2) == 0.0  # 4D
-    # 487,842 partitions: beyond the tables; the compiled search (when numba
-    # is installed) finds the value that scoring all of them gives (about
-    # 4,600 nodes, within the cheap bound's 50,000)
-    assert box_bound(box(16, 16), 64) == (10556.0 if SEARCH_AVAILABLE else 0.0)
+    # 487,842 partitions: beyond the tables; the compiled search finds the
+    # value that scoring all of them gives (about 4,600 nodes, within the
+    # cheap bound's 50,000)
+    assert box_bound(box(16, 16), 64) == 10556.0
     assert box_optimum(16, 16, 100, nodes=0) is None
-    if SEARCH_AVAILABLE:  # 202,142 nodes: too many for the cheap bound
-        # (60002 is also what scoring all 8.9 million partitions gives, in 51 s)
-        assert box_bound(box(16, 16), 128) == 0.0 and box_optimum(16, 16, 128)[0] == 60002.0
+    # 202,142 nodes: too many for the cheap bound (60002 is also what
+    # scoring all 8.9 million partitions gives)
+    assert box_bound(box(16, 16), 128) == 0.0 and box_optimum(16, 16, 128)[0] == 60002.0
 
 
 def test_box_optimum_errors():
@@ -255,7 +244,6 @@ def test_points_spread_over_a_huge_rectangle():
     assert box_optimum(10**9, 10**9, 5)[0] == box_optimum(5, 5, 5)[0]
 
 
-@needs_search
 @pytest.mark.parametrize("width, height, k", [(7, 7, 20), (6, 9, 25), (9, 6, 25), (12, 12, 50), (10, 14, 70)])
 def test_the_search_equals_the_tables_with_any_cut_table(width, height, k):
     # the cut bounds by parts allowed are kept for few parts on large boxes
@@ -280,7 +268,6 @@ def test_the_box_optima_kept_are_the_least_recently_used_dropped(fresh_box_cache
     assert list(_box._SOLVED) == [(4, 4, 6), (4, 4, 7), (6, 6, 10)]
 
 
-@needs_search
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(st.integers(9, 13), st.integers(9, 13), st.data())
 def test_box_brackets_hold_the_optimum_under_any_budget(width, height, data):
@@ -294,7 +281,6 @@ def test_box_brackets_hold_the_optimum_under_any_budget(width, height, data):
     assert lower <= opt <= upper
 
 
-@needs_search
 def test_box_bracket_closes_with_nodes_and_is_kept(fresh_box_cache):
     # nodes for a short search and the Lagrangian bound (its cost counted in
     # nodes), then the rungs from 99 %
@@ -308,7 +294,6 @@ def test_box_bracket_closes_with_nodes_and_is_kept(fresh_box_cache):
         box_bracket(4, 4, 17)
 
 
-@needs_search
 def test_exact_starts_from_a_bracket_proven_before(fresh_box_cache, monkeypatch):
     # a certification bounds its idle machine first; exact then starts every
     # state whose bounding rectangle is that machine from the bracket's lower end
@@ -321,3 +306,13 @@ def test_exact_starts_from_a_bracket_proven_before(fresh_box_cache, monkeypatch)
     assert box_bracket(16, 16, 128, nodes=10**6) == (60002.0, 60002.0)
     after = exact(pts, 128, time_limit=1)
     assert before.bound < 60002.0 <= after.bound <= after.objective
+
+
+def test_box_search_available_is_deprecated_and_true():
+    from optalloc import ksubset
+
+    with pytest.warns(DeprecationWarning, match="BOX_SEARCH_AVAILABLE is deprecated"):
+        assert ksubset.BOX_SEARCH_AVAILABLE is True
+    assert "BOX_SEARCH_AVAILABLE" not in ksubset.__all__
+    with pytest.raises(AttributeError, match="no attribute 'BOX_SEARCH'"):
+        ksubset.BOX_SEARCH  # noqa: B018

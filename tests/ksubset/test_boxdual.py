@@ -8,14 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ksubset_truth import arrangement_costs
 
 from optalloc.ksubset import box_optimum
-from optalloc.ksubset.search._box import LIMIT, _arrangement_costs, _conjugate_ascending, _partition_counts
+from optalloc.ksubset.search._box import LIMIT, _conjugate_ascending, _partition_counts
 from optalloc.ksubset.search._boxdual import _columns, _rows, multipliers, tables
-from optalloc.ksubset.search._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 from optalloc.ksubset.search._boxsearch import floor_box, search_box
-
-pytestmark = pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the box search needs numba")
 
 
 def optimum(width, height, k):
@@ -31,7 +29,7 @@ def every_partition(width, height, k):
 
 
 def arr(parts, k):
-    return int(_arrangement_costs(np.sort(np.asarray(parts))[None, :], k)[0])
+    return int(arrangement_costs(np.sort(np.asarray(parts))[None, :], k)[0])
 
 
 @settings(max_examples=60, deadline=None)

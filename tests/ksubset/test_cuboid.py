@@ -10,9 +10,6 @@ from hypothesis import strategies as st
 
 from optalloc.ksubset import box_bound, box_optimum, cuboid_optimum, exact, weight
 from optalloc.ksubset.search._box import fit_in
-from optalloc.ksubset.search._cuboid import AVAILABLE
-
-needs_search = pytest.mark.skipif(not AVAILABLE, reason="the 3D box search is compiled by numba (extra 'fast')")
 
 
 def cuboid(a, b, c):
@@ -35,7 +32,6 @@ CASES = [(sides, k) for sides in [(2, 2, 2), (3, 2, 2), (2, 3, 2), (2, 2, 3), (3
          for k in range(1, math.prod(sides) + 1) if math.comb(math.prod(sides), k) <= 60_000]
 
 
-@needs_search
 @pytest.mark.parametrize(("sides", "k"), CASES)
 def test_cuboid_optimum_equals_enumeration(sides, k):
     value, cells = cuboid_optimum(*sides, k)
@@ -46,7 +42,6 @@ def test_cuboid_optimum_equals_enumeration(sides, k):
     assert weight(cells) == value
 
 
-@needs_search
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 9), st.integers(1, 9), st.data())
 def test_flat_box_is_the_rectangle(a, b, data):
@@ -56,7 +51,6 @@ def test_flat_box_is_the_rectangle(a, b, data):
     assert cuboid_optimum(*flat, k)[0] == box_optimum(a, b, k)[0]
 
 
-@needs_search
 def test_cube_and_node_limit():
     value, cells = cuboid_optimum(8, 8, 5, 27)
     assert value == 972  # the 3 x 3 x 3 cube (the LP stalls at 745 on it)
@@ -68,7 +62,6 @@ def test_cube_and_node_limit():
     assert cuboid_optimum(8, 8, 8, 27, nodes=2_000) is None
 
 
-@needs_search
 def test_exact_proves_empty_and_nearly_empty_3d_machines():
     machine = cuboid(8, 8, 5)
     res = exact(machine, 27, time_limit=20)

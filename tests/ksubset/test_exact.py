@@ -14,7 +14,6 @@ from ksubset_truth import at_most, close
 from optalloc.bench import half_free_mesh
 from optalloc.ksubset import ExactSession, brute, exact, solve
 from optalloc.ksubset.engine import _exact
-from optalloc.ksubset.search._boxsearch import AVAILABLE as SEARCH_AVAILABLE
 
 
 def mesh_cells(shape, free_share, seed):
@@ -195,7 +194,6 @@ def test_shape_search_profile_search_and_cut_loop_agree_on_half_free_meshes(side
     assert a.objective == b.objective == c.objective
 
 
-@pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
 def test_profile_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
     # no time for the search before the LP: it runs in a thread beside the
     # cut loop, proves the optimum in milliseconds and the LP stops
@@ -210,7 +208,6 @@ def test_profile_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
     assert threading.active_count() == threads
 
 
-@pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
 def test_shape_search_proves_before_the_lp_is_built():
     # 16 x 16 half free, k = 32: the LP needs three rounds; the shape
     # search proves the optimum within its head start
@@ -222,7 +219,6 @@ def test_shape_search_proves_before_the_lp_is_built():
     assert threading.active_count() == threads
 
 
-@pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
 def test_shape_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
     # no head start: the LP is built at once, the search proves first and stops it
     monkeypatch.setattr(_exact, "_SHAPE_FIRST", 0.0)
@@ -233,7 +229,6 @@ def test_shape_search_beside_the_lp_proves_first_and_cancels_it(monkeypatch):
     assert threading.active_count() == threads
 
 
-@pytest.mark.skipif(not SEARCH_AVAILABLE, reason="the search runs beside the LP only when compiled (numba)")
 def test_time_limit_stops_the_search_beside_the_lp():
     # k = 64 on a 16 x 16 half-free mesh: neither the LP nor the search
     # proves it in a second; both stop, the bracket holds

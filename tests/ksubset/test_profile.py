@@ -214,8 +214,6 @@ def test_a_stopped_search_keeps_a_valid_bound_and_set(case, nodes):
 def tables_cut(monkeypatch):
     """Every partition table counts as too large to keep (LIMIT = 0), so the
     profile search lists the partitions below its incumbent instead."""
-    if _box._scores_jit is None:
-        pytest.skip("listing partitions beyond the tables needs the compiled scoring (numba, extra 'fast')")
     monkeypatch.setattr(_box, "LIMIT", 0)
     _box._scored_partitions.cache_clear()
     _box._large_table.cache_clear()
@@ -282,8 +280,6 @@ def test_exact_lists_partitions_beyond_the_tables():
     # 64-node job in the lower middle.  No optimal set of the empty box fits
     # (10556); 487,842 partitions of 64 fit a 16 x 16 box, beyond the tables,
     # so the search lists the 13 scoring below the incumbent and proves it
-    if _box._scores_jit is None:
-        pytest.skip("listing partitions beyond the tables needs the compiled scoring (numba, extra 'fast')")
     busy_rows = [(4, 10), (4, 11), (4, 11), (4, 11), (3, 11), (3, 11), (4, 11), (4, 10)]  # y = 0..7
     busy = {(x, y) for y, (lo, hi) in enumerate(busy_rows) for x in range(lo, hi + 1)}
     pts = np.array([(x, y) for x in range(16) for y in range(16) if (x, y) not in busy])

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ksubset_truth import matrix_optimum
+from ksubset_truth import arrangement_costs, matrix_optimum
 
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
-from optalloc.ksubset.search._box import _arrangement_costs, _ascending_parts, _partition_counts
+from optalloc.ksubset.search._box import _ascending_parts, _partition_counts
 from optalloc.ksubset.search._ring import axis_costs, organ_distances, partition_bound, scored_partitions, staircase
 from optalloc.ksubset.search._torustables import _axis_distance
 from optalloc.machine import Machine
@@ -49,7 +49,7 @@ def test_organ_pipe_is_the_line_optimum():
     """Against the line's dynamic programme, every partition of k <= 20."""
     for k in range(1, 21):
         asc = _ascending_parts(_partition_counts(k, k, k), k)
-        np.testing.assert_array_equal(axis_costs(asc[:, ::-1], k, False), _arrangement_costs(asc, k))
+        np.testing.assert_array_equal(axis_costs(asc[:, ::-1], k, False), arrangement_costs(asc, k))
 
 
 @pytest.mark.parametrize("side", range(1, 8))

@@ -22,7 +22,6 @@ from optalloc.bench import half_free_mesh
 from optalloc.ksubset import exact, shape_search
 from optalloc.ksubset.engine._star import star_bound
 from optalloc.ksubset.search import _shapesearch as shapesearch
-from optalloc.ksubset.search._boxsearch import AVAILABLE as COMPILED
 from optalloc.ksubset.search._shapebounds import _balance, _box_table, _rest, _spread_ok
 from optalloc.ksubset.search._shapesearch import shape_grid, shape_search_grid
 
@@ -139,7 +138,6 @@ def _state_after(pts, sub, rows_placed):
     return grid, np.array(placed), l, u
 
 
-@pytest.mark.skipif(not COMPILED, reason="the bound is compiled by numba")
 def test_bound_on_the_rest_never_cuts_an_optimal_set():
     # for every optimal set, after each prefix of its rows in potential order,
     # the balance of the points left above and below is within the bounds
@@ -186,7 +184,6 @@ def test_bound_on_the_rest_never_cuts_an_optimal_set():
                 assert w + bound <= opt + 1e-9, (pts.tolist(), k, sub, depth)
 
 
-@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**6), rows=st.integers(1, 5), cols=st.integers(2, 6), share=st.floats(0.3, 1.0),
        spread=st.sampled_from([1, 2]))
@@ -203,7 +200,6 @@ def test_shape_search_equals_enumeration(seed, rows, cols, share, spread):
     assert complete and value == math.inf and idx is None
 
 
-@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**6), rows=st.integers(1, 6), cols=st.integers(2, 7), share=st.floats(0.3, 1.0),
        spread=st.sampled_from([1, 2]), steps=st.sampled_from([1, 30, 300]))
@@ -222,7 +218,6 @@ def test_shape_search_with_star_values_equals_enumeration(seed, rows, cols, shar
     assert complete and value == math.inf and idx is None
 
 
-@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_value_tables_past_their_depth_keep_the_optimum(monkeypatch, depth):
     # tables shallower than k: each further point costs the last value tabled
@@ -241,7 +236,6 @@ def test_value_tables_past_their_depth_keep_the_optimum(monkeypatch, depth):
         assert shape_search_grid(shape_grid(pts), k, opt - 1, values=values)[::2] == (math.inf, True)
 
 
-@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
 def test_star_values_cut_the_shape_search():
     # near the optimum the values prune nodes the search's own bounds keep
     pts = half_free_mesh(16, 16, seed=3)
@@ -255,7 +249,6 @@ def test_star_values_cut_the_shape_search():
     assert shape_search_grid(grid, k, opt - 1, node_limit=5000, values=values)[::2] == (math.inf, True)
 
 
-@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
 @pytest.mark.parametrize(("k", "seed"), [(16, 0), (20, 1), (24, 2)])
 def test_shape_search_agrees_with_the_lp_on_half_free_meshes(k, seed):
     pts = half_free_mesh(16, 16, seed=seed)
@@ -266,7 +259,6 @@ def test_shape_search_agrees_with_the_lp_on_half_free_meshes(k, seed):
     assert shape_search_grid(shape_grid(pts), k, lp.objective - 1)[::2] == (math.inf, True)
 
 
-@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
 def test_shape_search_stops_at_its_limits():
     pts = half_free_mesh(16, 16, seed=0)
     value, idx, complete = shape_search_grid(shape_grid(pts), 64, math.inf, node_limit=1000)
@@ -285,7 +277,6 @@ def test_shape_grid_takes_distinct_2d_lattice_points_only():
     assert grid.index.tolist() == [[1, 2], [-1, 0]]
 
 
-@pytest.mark.skipif(not COMPILED, reason="the search is compiled by numba")
 def test_public_shape_search_returns_the_set_and_the_proven_bound():
     pts = half_free_mesh(6, 6, seed=4)
     opt = optimum(pts, 6)

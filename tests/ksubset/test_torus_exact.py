@@ -23,9 +23,6 @@ from optalloc.ksubset.search._torusprofile import _capped, torus_profile_search
 from optalloc.ksubset.search._torustables import _axis_distance, _one_d, _pair_table
 from optalloc.machine import Machine
 
-pytest.importorskip("numba")
-
-
 
 def _machine(rng, idle=False):
     shape = tuple(int(s) for s in rng.integers(1, 7, size=2))

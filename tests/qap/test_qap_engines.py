@@ -11,15 +11,12 @@ from qap_cases import random_instance
 from optalloc.qap import _jit, objective, tabu
 from optalloc.qap._search import delta_matrix, delta_rows, permuted
 
-needs_numba = pytest.mark.skipif(not _jit.AVAILABLE, reason="numba is not installed (pip install 'optalloc[fast]')")
-
 
 def _run(A, B, **kw):
     res = tabu(A, B, **kw)
     return res.objective, list(res.permutation), {k: res.extra[k] for k in ("iterations", "restarts", "found_at")}
 
 
-@needs_numba
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(2, 9), seed=st.integers(0, 10**6), kind=st.sampled_from(["sym", "asym", "diag"]),
        chains=st.sampled_from([1, 3]), restart=st.sampled_from([None, 1.0, 3.0]))
@@ -33,14 +30,12 @@ def test_compiled_engine_makes_the_same_moves(n, seed, kind, chains, restart):
     assert jit[0] == objective(A, B, jit[1])
 
 
-@needs_numba
 def test_compiled_engine_matches_one_chain_on_a_qaplib_size():
     A, B = random_instance(20, 7, symmetric=True, diagonal=False)
     kw = {"iterations": 3000, "rng": 4, "restart": 10.0}
     assert _run(A, B, engine="jit", **kw) == _run(A, B, engine="numpy", **kw)
 
 
-@needs_numba
 @pytest.mark.parametrize("kind", ["sym", "asym", "diag"])
 def test_row_formula_against_the_array_formula(kind):
     A, B = random_instance(11, 3, symmetric=kind == "sym", diagonal=kind != "sym", integral=False)
@@ -52,7 +47,6 @@ def test_row_formula_against_the_array_formula(kind):
         np.testing.assert_allclose(out, delta_rows(A, Q, [r])[0], rtol=1e-10, atol=1e-9)
 
 
-@needs_numba
 @pytest.mark.parametrize("kind", ["sym", "asym"])
 def test_kernel_state_stays_consistent(kind):
     # after many compiled moves on real-valued data the kept swap values,
@@ -84,7 +78,6 @@ def test_kernel_state_stays_consistent(kind):
         assert 1 <= found[c] < 400 or best_v[c] == objective(A, B, P0[c])
 
 
-@needs_numba
 def test_compiled_engine_on_real_data_reports_its_objective():
     A, B = random_instance(12, 9, symmetric=False, diagonal=True, integral=False)
     res = tabu(A, B, iterations=2000, rng=0, chains=2, engine="jit")
@@ -92,19 +85,14 @@ def test_compiled_engine_on_real_data_reports_its_objective():
     assert res.objective == pytest.approx(objective(A, B, res.permutation), rel=1e-12)
 
 
-def test_engine_choice_and_errors(monkeypatch):
+def test_engine_choice_and_errors():
     A, B = random_instance(6, 1, symmetric=True, diagonal=False)
-    assert tabu(A, B, iterations=10, rng=0).extra["engine"] == ("jit" if _jit.AVAILABLE else "numpy")
+    assert tabu(A, B, iterations=10, rng=0).extra["engine"] == "jit"
     assert tabu(A, B, iterations=10, rng=0, engine="numpy").extra["engine"] == "numpy"
     with pytest.raises(ValueError, match="unknown engine 'gpu'"):
         tabu(A, B, engine="gpu")
-    monkeypatch.setattr(_jit, "AVAILABLE", False)
-    with pytest.raises(ValueError, match=r"needs numba: pip install 'optalloc\[fast\]'"):
-        tabu(A, B, engine="jit")
-    assert tabu(A, B, iterations=10, rng=0).extra["engine"] == "numpy"
 
 
-@needs_numba
 @pytest.mark.parametrize("restart", [None, 2.0])
 def test_threads_give_the_same_chains(restart):
     # the chains are independent, so sharing them out among threads changes nothing
@@ -115,7 +103,6 @@ def test_threads_give_the_same_chains(restart):
     assert one == _run(A, B, engine="numpy", **kw)
 
 
-@needs_numba
 def test_threads_stop_at_the_target():
     A, B = random_instance(9, 2, symmetric=True, diagonal=False)
     best = tabu(A, B, iterations=3000, rng=0).objective

@@ -25,6 +25,7 @@ from optalloc.qap import (
     stencil,
     tabu,
 )
+from optalloc.qap._bounds import SMALL, _assignment
 from optalloc.qap._grasp import construct
 from optalloc.qap._search import SwapState, delta_matrix, delta_rows, descent, permuted
 
@@ -119,6 +120,29 @@ def test_adams_johnson_model_solves_to_the_enumerated_optimum(seed):
 def test_gilmore_lawler_is_a_lower_bound(seed):
     A, B = random_instance(6, seed, symmetric=seed % 2 == 0)
     assert gilmore_lawler(A, B) <= _enumerate(A, B) + 1e-9
+
+
+@pytest.mark.parametrize("n", range(1, SMALL + 3))
+def test_the_bounds_assignment_equals_scipys(n):
+    # enumerated up to SMALL rows, scipy's beyond: the same least assignment
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(n)
+    for L in (rng.integers(0, 20, (n, n)).astype(float), rng.random((n, n)) * 100, np.zeros((n, n))):
+        rows, cols = linear_sum_assignment(L)
+        assert _assignment(L) == pytest.approx(L[rows, cols].sum(), rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(3, SMALL), seed=st.integers(0, 10**6), symmetric=st.booleans())
+def test_the_strong_mode_on_few_tasks_reaches_the_optimum(n, seed, symmetric):
+    # up to SMALL tasks: no FAQ start, the array engine, the bound enumerated
+    A, B = random_instance(n, seed, symmetric=symmetric, diagonal=not symmetric)
+    res = solve(A, B, rng=seed)
+    assert res.extra["engine"] == "numpy"
+    best = _enumerate(A, B) if n < 8 else brute(A, B).objective  # brute: checked against _enumerate above
+    assert res.objective == objective(A, B, res.permutation) == best
+    assert res.bound <= res.objective
 
 
 class QAPSolverChecks:

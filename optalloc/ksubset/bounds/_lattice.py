@@ -155,10 +155,9 @@ def box_bound(points, k) -> float:
     """The optimum of k cells of the full rectangle spanned by the points,
     for distinct 2D lattice points (of their full box in 3D); 0 otherwise,
     and when the rectangle has more than 50,000 partitions of k to score
-    and the compiled branch-and-bound (numba installed) does not finish
-    within 50,000 nodes (a fraction of a second; see :func:`box_optimum`),
-    or in 3D when :func:`cuboid_optimum` does not within 2,000 (at most
-    about a second).
+    and the compiled branch-and-bound does not finish within 50,000 nodes
+    (a fraction of a second; see :func:`box_optimum`), or in 3D when
+    :func:`cuboid_optimum` does not within 2,000 (at most about a second).
 
     Examples
     --------

@@ -18,7 +18,7 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
    instances far faster than the LP (it stalls on the symmetric optima of
    nearly empty machines);
 3. the cut loop, with a search in a thread beside it when one applies
-   (compiled with numba: the searches and HiGHS release the GIL, so on two
+   (compiled by numba: the searches and HiGHS release the GIL, so on two
    cores the first to prove ends both): on 2D lattice points with busy
    cells among the free ones (the cheap bounds more than 5 % below the
    incumbent) the search over the shapes of optimal sets
@@ -57,7 +57,6 @@ from .._common import (
 from ..bounds._lattice import BOUND_NODES, BOUND_NODES_3D, axis_bound, box_start, known_box_lower
 from ..heuristics import gen_alg, mm, mm_inc
 from ..search._box import fit_in
-from ..search._boxsearch import AVAILABLE as _HAVE_NUMBA
 from ..search._profile import _bound as _profile_bound
 from ..search._profile import _search as _profile_search
 from ..search._profile import _setup as _profile_setup
@@ -177,7 +176,7 @@ def exact(
         of the incumbent, or with at most 1700 column partitions scoring
         below it, run :func:`profile_search` for a short while before the
         LP, and otherwise in a thread beside the cut loop, the first proof
-        ending both (default True; the thread needs numba); False goes
+        ending both (default True); False goes
         straight to the cut loop alone.
     star : bool, optional
         On inputs of at least 200 points, raise the bound by the star
@@ -326,7 +325,7 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     state = Bracket(lb, ub, inc_idx, "cuts")
     # the shape search where the bounds (the box and partition bounds of an
     # idle machine among them) are far below the incumbent
-    far = options.profiles and _HAVE_NUMBA and ub > 0 and (ub - lb) / ub > _SHAPE_GAP
+    far = options.profiles and ub > 0 and (ub - lb) / ub > _SHAPE_GAP
     shapes = shape_grid(pts) if far else None
     if options.profiles and prof is not None and shapes is None and not problem.done_gap(lb, ub):
         state = _short_search(problem, grid, prof, state, extra, options.verbose)
@@ -344,7 +343,7 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     if time_left is None or time_left > 0:
         if shapes is not None:
             race = ShapeRace(shapes, problem, state)
-        elif options.profiles and prof is not None and _HAVE_NUMBA:
+        elif options.profiles and prof is not None:
             race = ProfileRace(grid, problem, state)
     if isinstance(race, ShapeRace):
         # an instance the search proves within its head start (_SHAPE_FIRST)

@@ -38,7 +38,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..._jit import AVAILABLE as _HAVE_NUMBA
 from ..._subset import metric_subset_result
 from ..._validate import validate_positive
 from .._common import rows_of_cells
@@ -181,7 +180,7 @@ def _search_and_cut(problem: MetricProblem, D, axes, state: Bracket, extra: dict
 
     pts, k, n = problem.pts, problem.k, len(D)
     idle_grid = axes is not None and n == int(np.prod(axes[0]))
-    if axes is None and profiles and _HAVE_NUMBA and not problem.done_gap(state.lb, state.ub):
+    if axes is None and profiles and not problem.done_gap(state.lb, state.ub):
         structure = block_structure(D)
         if structure is not None:
             state = _block_search(problem, structure, state, extra, verbose)
@@ -226,8 +225,8 @@ def _idle_set(pts, k, axes, rows, ub, D):
 def _searchable(D: np.ndarray, pts: np.ndarray, axes, integral: bool) -> bool:
     """Whether :func:`torus_profile_search` applies: a 2D mesh or torus
     whose distance matrix is the sum of the per-axis distances of the
-    coordinates, integer W, and numba to compile the search."""
-    if axes is None or len(axes[0]) != 2 or not integral or not _HAVE_NUMBA:
+    coordinates, and integer W."""
+    if axes is None or len(axes[0]) != 2 or not integral:
         return False
     total = np.zeros_like(D)
     for a, (side, wrap) in enumerate(zip(*axes, strict=True)):

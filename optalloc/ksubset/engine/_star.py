@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ..._jit import AVAILABLE as _HAVE_NUMBA
 from ..._jit import njit
 from .._common import triangle_keys
 from ._watch import LPWatcher
@@ -98,7 +97,7 @@ def _pair_prices(tri: _Triangles, n: int):
     return P, np.bincount(i, weights=tau, minlength=n)
 
 
-def _row_slopes(i, j, l, tau, Z, x, gt):  # pragma: no cover - compiled by numba when installed
+def _row_slopes(i, j, l, tau, Z, x, gt):  # pragma: no cover - compiled by numba
     """gt[t]: the subgradient of triangle row t at the stars' picks Z and
     chosen points x (0 where tau is 0 and it points down); returns the sum
     of squares."""
@@ -113,7 +112,7 @@ def _row_slopes(i, j, l, tau, Z, x, gt):  # pragma: no cover - compiled by numba
     return total
 
 
-def _move_prices(i, j, l, tau, gt, size, P, apex):  # pragma: no cover - compiled by numba when installed
+def _move_prices(i, j, l, tau, gt, size, P, apex):  # pragma: no cover - compiled by numba
     """tau += size * gt (kept >= 0), with the pair prices P and the apex
     prices moved along."""
     for t in range(len(tau)):
@@ -219,7 +218,6 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     if not 2 <= k <= n:
         return StarBound(0.0, np.zeros(n, dtype=bool), 0)
     found, found_idx = np.inf, None
-    triangles = triangles and _HAVE_NUMBA  # their loops are compiled
     A, Z = np.zeros((n, n)), np.zeros((n, n))
     rows = cols = np.zeros(0, dtype=np.int64)
     legs, prices = (), (np.zeros((n, n)), np.zeros(n))

@@ -15,14 +15,12 @@ with bounds of its own:
 """
 
 from ._box import box_bracket, box_optimum, partition_count
-from ._boxsearch import AVAILABLE as BOX_SEARCH_AVAILABLE
 from ._boxsearch import search_box
 from ._cuboid import cuboid_optimum
 from ._profile import profile_bound, profile_search
 from ._shapesearch import shape_search
 
 __all__ = [
-    "BOX_SEARCH_AVAILABLE",
     "box_bracket",
     "box_optimum",
     "cuboid_optimum",

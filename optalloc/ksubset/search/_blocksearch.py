@@ -288,7 +288,7 @@ class _Scratch(NamedTuple):
 
 
 @njit(cache=True)
-def _vector_cost(t, u, g, j, total, known):  # pragma: no cover - compiled by numba when installed
+def _vector_cost(t, u, g, j, total, known):  # pragma: no cover - compiled by numba
     """Least F + gains of vector u of block g: the blocks up to j hold
     their counts (``known[u]``: u's gains from them), the others (g aside)
     ``total`` nodes, put where u gains most."""
@@ -311,7 +311,7 @@ def _vector_cost(t, u, g, j, total, known):  # pragma: no cover - compiled by nu
 
 
 @njit(cache=True)
-def _bound(t, j, c, k, known, w):  # pragma: no cover - compiled by numba when installed
+def _bound(t, j, c, k, known, w):  # pragma: no cover - compiled by numba
     """A lower bound on W of every set whose blocks 0..j hold c (module
     notes); ``known[u]``: the gains of vector u from blocks 0..j."""
     cap, vstart, alpha = t.cap, t.vstart, t.alpha
@@ -365,7 +365,7 @@ def _bound(t, j, c, k, known, w):  # pragma: no cover - compiled by numba when i
 
 
 @njit(cache=True)
-def _resid(resid, g, h, vec, u, w, R):  # pragma: no cover - compiled by numba when installed
+def _resid(resid, g, h, vec, u, w, R):  # pragma: no cover - compiled by numba
     x = 0.0
     for r in range(R):
         if vec[u, r] == 0:
@@ -377,7 +377,7 @@ def _resid(resid, g, h, vec, u, w, R):  # pragma: no cover - compiled by numba w
 
 
 @njit(cache=True)
-def _vectors(t, c, lb, target, eps, best_v, w):  # pragma: no cover - compiled by numba when installed
+def _vectors(t, c, lb, target, eps, best_v, w):  # pragma: no cover - compiled by numba
     """Least W below ``target`` over class counts with block counts c
     (``lb``: their bound); improves ``best_v`` and returns the new target."""
     vec, vec_f, vstart, gain, resid, neg = t.vec, t.vec_f, t.vstart, t.gain, t.resid, t.neg

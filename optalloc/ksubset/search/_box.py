@@ -28,11 +28,11 @@ exchange of two adjacent parts changes one cut only, so some optimal order
 is unimodal (ascending, then descending); ``arr`` is a dynamic programme
 over the parts in ascending order, each put at the left or the right end
 of what remains, with the left sum as state.  The partitions are
-enumerated and scored (compiled loops with numba, else numpy batches); the
+enumerated and scored (compiled loops, numba); the
 count of partitions is the Gaussian binomial coefficient.  Beyond ``limit``
 of them (50,000 by default) the branch-and-bound of :mod:`._boxsearch`
-takes over, compiled by numba; without numba, or when it does not finish
-within its nodes, the box is refused (None).
+takes over; when it does not finish within its nodes, the box is refused
+(None).
 
 Any k lattice points inside an ``a x b`` box, whatever the free set, cost
 at least this optimum, so it is a lower bound for every instance whose
@@ -49,13 +49,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..._jit import AVAILABLE as _HAVE_NUMBA
 from ..._jit import njit
 from . import _boxdual
 from ._boxsearch import _GUESS_CELLS, _place_row, _round_guess, floor_box, search_box
-from ._boxsearch import AVAILABLE as SEARCH_AVAILABLE
-
-_CHUNK = 8192
 
 
 def partition_count(k: int, max_part: int, max_parts: int) -> int:
@@ -101,44 +97,7 @@ def _conjugate_ascending(counts: np.ndarray) -> np.ndarray:
     return np.cumsum(counts[:, ::-1], axis=1)
 
 
-def _arrangement_costs(parts: np.ndarray, k: int) -> np.ndarray:
-    """Least cut sum over orderings of each row of ``parts`` (ascending, zeros allowed).
-
-    State: the sum already put at the left end (the right end holds the
-    rest).  A part w put at the left makes a cut whose prefix is the new
-    left sum; put at the right end, a cut whose suffix is the right sum
-    beyond it (zero, costing nothing, for the outermost part).  Rows are
-    kept sorted by the current part so that each part size is one slice."""
-    n_sets, n_steps = parts.shape
-    big = np.int64(1) << 50
-    s = np.arange(k + 1, dtype=np.int64)
-    phi = s * (k - s)
-    cost = np.full((n_sets, k + 1), big, dtype=np.int64)
-    cost[:, 0] = 0
-    total = np.zeros(n_sets, dtype=np.int64)
-    where = np.arange(n_sets)  # original row of each current row
-    for step in range(n_steps):
-        order = np.argsort(parts[where, step], kind="stable")
-        where, cost, total = where[order], cost[order], total[order]
-        w = parts[where, step]
-        edges = np.flatnonzero(np.diff(w)) + 1
-        for lo, hi in zip(np.concatenate(([0], edges)), np.concatenate((edges, [n_sets]))):
-            v = int(w[lo])
-            if v == 0:
-                continue
-            block, t = cost[lo:hi], total[lo:hi, None]
-            # right end: left sum unchanged, cut suffix = total - s (invalid states stay huge)
-            right = block + (t - s) * (k - t + s)
-            left = np.full_like(block, big)
-            left[:, v:] = block[:, : k + 1 - v] + phi[v:]
-            cost[lo:hi] = np.minimum(np.minimum(left, right), big)
-        total = total + w
-    out = np.empty(n_sets)
-    out[where] = cost.min(axis=1)
-    return out
-
-
-def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by numba when installed
+def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by numba
     """:func:`_scores` one partition at a time (multiplicity vectors in,
     arr(lambda) + arr(lambda') and arr(lambda') out), compiled; each part is
     placed by the step of the box search, :func:`._boxsearch._place_row`."""
@@ -170,8 +129,8 @@ def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by n
         score[r] = total
 
 
-#: compiled on first call (numba imported then, not here); None without numba
-_scores_jit = njit(cache=True)(_scores_loop) if _HAVE_NUMBA else None
+#: compiled on first call (numba imported then, not here)
+_scores_jit = njit(cache=True)(_scores_loop)
 
 
 #: refuse boxes with more partitions than this (counted before enumerating)
@@ -212,20 +171,12 @@ def arrangement(parts, k: int) -> list[int]:
     return left_parts + right_parts[::-1]
 
 
-def _scores(counts: np.ndarray, k: int, max_parts: int) -> tuple[np.ndarray, np.ndarray]:
-    """arr(lambda) + arr(lambda') and arr(lambda') of each partition:
-    compiled loops when numba is installed, otherwise array DPs in batches
-    of ``_CHUNK`` (the DP holds k + 1 states per partition)."""
-    if _scores_jit is not None:
-        score, score_y = np.empty(len(counts), dtype=np.int64), np.empty(len(counts), dtype=np.int64)
-        _scores_jit(np.ascontiguousarray(counts, dtype=np.int64), int(k), score, score_y)
-        return score.astype(float), score_y.astype(float)
-    score, score_y = np.empty(len(counts)), np.empty(len(counts))
-    for lo in range(0, len(counts), _CHUNK):
-        c = counts[lo : lo + _CHUNK]
-        score_y[lo : lo + _CHUNK] = _arrangement_costs(_conjugate_ascending(c), k)
-        score[lo : lo + _CHUNK] = _arrangement_costs(_ascending_parts(c, max_parts), k) + score_y[lo : lo + _CHUNK]
-    return score, score_y
+def _scores(counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """arr(lambda) + arr(lambda') and arr(lambda') of each partition
+    (multiplicity vectors), in compiled loops."""
+    score, score_y = np.empty(len(counts), dtype=np.int64), np.empty(len(counts), dtype=np.int64)
+    _scores_jit(np.ascontiguousarray(counts, dtype=np.int64), int(k), score, score_y)
+    return score.astype(float), score_y.astype(float)
 
 
 @lru_cache(maxsize=16)
@@ -243,13 +194,13 @@ def _scored_partitions(k: int, max_part: int, max_parts: int):
 def _sorted_scores(k: int, max_part: int, max_parts: int):
     """Multiplicity vectors (int32) and both scores of every partition, by total score (stable)."""
     counts = _partition_counts(k, max_part, max_parts)
-    score, score_y = _scores(counts, k, max_parts)
+    score, score_y = _scores(counts, k)
     order = np.argsort(score, kind="stable")
     return counts[order].astype(np.int32), score[order], score_y[order]
 
 
 #: beyond LIMIT, the profile search may still score up to this many
-#: partitions (compiled scoring only; its time is in docs/experiments.md)
+#: partitions (its time is in docs/experiments.md)
 #: and keep those below its incumbent (:func:`_large_table`)
 LARGE_LIMIT = 600_000
 
@@ -258,10 +209,10 @@ LARGE_LIMIT = 600_000
 def _large_table(k: int, max_part: int, max_parts: int):
     """Multiplicity vectors and both scores of every partition (as
     :func:`_scored_partitions`, sorted by score, without the parts), for
-    LIMIT < count <= LARGE_LIMIT when the scoring is compiled; else None.
-    One table is kept (about 40 MB at 487,842 partitions)."""
+    LIMIT < count <= LARGE_LIMIT; else None.  One table is kept (about
+    40 MB at 487,842 partitions)."""
     count = partition_count(k, max_part, max_parts)
-    if _scores_jit is None or not LIMIT < count <= LARGE_LIMIT:
+    if not LIMIT < count <= LARGE_LIMIT:
         return None
     return _sorted_scores(k, max_part, max_parts)
 
@@ -281,7 +232,7 @@ def _box_optimum(width: int, height: int, k: int, limit: int, nodes: int):
         _SOLVED.pop(key, None)
     else:
         count = partition_count(k, height, width)
-        if count > limit and (nodes <= _FAILED.get(key, 0) or not SEARCH_AVAILABLE):
+        if count > limit and nodes <= _FAILED.get(key, 0):
             return None
         found = _solve_box(width, height, k, count, limit, nodes)
         if found is None:
@@ -337,9 +288,9 @@ def _solve_box(width: int, height: int, k: int, count: int, limit: int, nodes: i
         best, value = scored[0][0].astype(np.int64), float(scored[2][0])
     elif count <= limit:  # a raised limit: score without keeping the table
         counts = _partition_counts(k, height, width)
-        values = _scores(counts, k, width)[0]
+        values = _scores(counts, k)[0]
         best, value = counts[int(np.argmin(values))], float(values.min())
-    elif nodes > 0 and SEARCH_AVAILABLE:
+    elif nodes > 0:
         value, best, used = search_box(width, height, k, node_limit=min(nodes, _PLAIN))
         left = nodes - used - _dual_cost(width, height, k)
         if value is None and left > 0:  # not a small search: with the Lagrangian bounds
@@ -364,8 +315,8 @@ def box_optimum(width: int, height: int, k: int, *, limit: int = LIMIT, nodes: i
     Returns ``(W, cells)`` (cells as an array of (x, y) offsets from the
     corner of the box), or None when the box has more than ``limit``
     partitions of k to score (see the module docstring) and the
-    branch-and-bound of :mod:`._boxsearch` (compiled, numba installed)
-    does not finish within ``nodes`` nodes (0: do not try it).
+    branch-and-bound of :mod:`._boxsearch` does not finish within
+    ``nodes`` nodes (0: do not try it).
 
     Examples
     --------
@@ -404,8 +355,7 @@ def box_bracket(width: int, height: int, k: int, *, nodes: int = SEARCH_NODES) -
     scores below 99 %, 99.5 % and 99.75 % of upper (from 80 % when the
     nodes do not cover the bound's cost: see ``_RUNGS``), then looks for
     the optimum; lower is the last fraction proven, and lower = upper once
-    the optimum is found.  Without numba beyond the partition tables:
-    ``(0, upper)``.  Each process keeps the brackets it found and does not
+    the optimum is found.  Each process keeps the brackets it found and does not
     search again with no more nodes.
 
     Examples
@@ -433,7 +383,7 @@ def box_bracket(width: int, height: int, k: int, *, nodes: int = SEARCH_NODES) -
         return 0.0, math.inf
     upper = float(_round_guess(width, height, k)) if width * height <= _GUESS_CELLS else math.inf
     lower, left = (0.0 if known is None else known[0]), int(nodes)  # the rungs proven before stand
-    if SEARCH_AVAILABLE and upper < math.inf:
+    if upper < math.inf:
         status, value, used = floor_box(width, height, k, upper + 1, node_limit=min(left // 4, _PLAIN))
         left -= used
         dual = None

@@ -51,12 +51,12 @@ _LO_STEP = 3
 _ROUNDS = 400
 
 
-def _tri(r, u):  # pragma: no cover - compiled by numba when installed
+def _tri(r, u):  # pragma: no cover - compiled by numba
     """Index of the state (r, u), 0 <= u <= r, in a triangular array."""
     return r * (r + 1) // 2 + u
 
 
-def _columns(a, b, k, Pi):  # pragma: no cover - compiled by numba when installed
+def _columns(a, b, k, Pi):  # pragma: no cover - compiled by numba
     """Least arr(h) + sum Pi(h_i) over the sequences h of at most a parts
     in 1..b summing to k; returns it and the parts' counts by height."""
     f = np.empty(k + 1)
@@ -85,7 +85,7 @@ def _columns(a, b, k, Pi):  # pragma: no cover - compiled by numba when installe
     return best, counts
 
 
-def _rows(a, b, k, pi, lo, scale, T, choice):  # pragma: no cover - compiled by numba when installed
+def _rows(a, b, k, pi, lo, scale, T, choice):  # pragma: no cover - compiled by numba
     """Least arr(v) - sum_s pi_s v_s over the descending sequences v of at
     most b parts in lo..a summing to k (cuts times ``scale``), built from
     the largest part outwards
@@ -165,7 +165,7 @@ def _rows(a, b, k, pi, lo, scale, T, choice):  # pragma: no cover - compiled by 
     return best, parts
 
 
-def _column_table(b, k, Pis, scale):  # pragma: no cover - compiled by numba when installed
+def _column_table(b, k, Pis, scale):  # pragma: no cover - compiled by numba
     """``V[c, tri(r, u)]``: least cost (cuts times ``scale`` plus the
     weights ``Pis`` of the parts) of the parts still to come, each <= c and
     r in all, placed outwards from a block with u of them to come on its

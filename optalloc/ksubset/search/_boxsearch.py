@@ -23,29 +23,22 @@ Rows, arr(lambda').  With j parts chosen, the last being c, the row counts
 lambda'_s for s > c are known (they are < j) and the c others are each in
 [j, a].  In a unimodal order the known ones are outside and the unknown
 ones a middle block of M = k - (known sum) points.  The known ones are
-placed outside-in by the DP of :func:`._box._arrangement_costs` (state:
-points on the left, A); the middle block adds the cut at A + M and c - 1
+placed outside-in by the DP of :func:`_place_row` (state: points on the
+left, A); the middle block adds the cut at A + M and c - 1
 inner cuts, the i-th with between A + i j and A + M - (c - i) j points
 before it (and within a of the ends of that range, parts being <= a).
 
 Children are visited in order of their bound (best first), and a leaf
 (the parts sum to k) is scored exactly by the same two DPs.  The loops are
-compiled by numba when it is installed; without it the search is not
-offered (:data:`AVAILABLE`), as plain Python would be far slower than the
-enumeration.
+compiled by numba.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import AVAILABLE as _HAVE_NUMBA
 from ..._jit import njit
 from ._boxdual import no_tables
-
-#: True when the search is offered: numba is installed (it is imported, and
-#: the loops compiled, at the first search)
-AVAILABLE = _HAVE_NUMBA
 
 _BIG = np.int64(1) << 50
 #: entries of the cut bound table by parts allowed, at most
@@ -54,7 +47,7 @@ _TABLE = 1 << 22
 _GUESS_CELLS = 1 << 20
 
 
-def _cut_bounds(f, b, n_max, k):  # pragma: no cover - compiled by numba when installed
+def _cut_bounds(f, b, n_max, k):  # pragma: no cover - compiled by numba
     """B[c, n, m]: least cost of the inner cuts of an outer block of m
     points made of at most n parts (n <= n_max; n_max + 1: any number),
     each <= c (see the module docstring)."""
@@ -76,7 +69,7 @@ def _cut_bounds(f, b, n_max, k):  # pragma: no cover - compiled by numba when in
     return B
 
 
-def _place_row(Y, t, v, f, nxt):  # pragma: no cover - compiled by numba when installed
+def _place_row(Y, t, v, f, nxt):  # pragma: no cover - compiled by numba
     """Place a part v at the left or the right end (outside-in DP over the
     left sum, states 0..t valid); returns the new total t + v."""
     for s in range(t + v + 1):
@@ -92,7 +85,7 @@ def _place_row(Y, t, v, f, nxt):  # pragma: no cover - compiled by numba when in
     return t + v
 
 
-def _grow_columns(Xj, r, w, f, out):  # pragma: no cover - compiled by numba when installed
+def _grow_columns(Xj, r, w, f, out):  # pragma: no cover - compiled by numba
     """Add part w outside the middle block: from u (points to come on the
     left, r in all) to u - w (left) or u (right)."""
     for u in range(r - w + 1):
@@ -106,7 +99,7 @@ def _grow_columns(Xj, r, w, f, out):  # pragma: no cover - compiled by numba whe
         out[u] = _BIG
 
 
-def _dual_bound(dual, w, j, cx, r2, cy, t, f, fixed):  # pragma: no cover - compiled by numba when installed
+def _dual_bound(dual, w, j, cx, r2, cy, t, f, fixed):  # pragma: no cover - compiled by numba
     """The Lagrangian bound (:mod:`._boxdual`, tables ``dual``) of the child
     that adds part w at depth j: the columns to come from each state u of
     ``cx`` (r2 points, parts <= w), the w middle rows (each of at least
@@ -133,7 +126,7 @@ def _dual_bound(dual, w, j, cx, r2, cy, t, f, fixed):  # pragma: no cover - comp
     return (low_x + low_y + fixed + scale - 1) // scale
 
 
-def _search(a, b, k, upper, node_limit, best_parts, n_max, dual):  # pragma: no cover - compiled by numba when installed
+def _search(a, b, k, upper, node_limit, best_parts, n_max, dual):  # pragma: no cover - compiled by numba
     """Least arr(lambda) + arr(lambda') below ``upper`` over partitions of k
     (parts <= b, at most a of them), best first by bound.  Writes the parts
     of the best partition found into ``best_parts`` (descending, zero

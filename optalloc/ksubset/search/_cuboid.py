@@ -34,11 +34,10 @@ Children are ordered by the cheap bound (each axis on its own: the
 greedy completions, as many full x-slices as possible and the rows and
 layers of nu filled up to n times) and the strong one is checked when a
 child is about to be expanded, stopping at the first (n, T) below the
-incumbent; leaves are scored exactly.  The loops are compiled by numba
-(the optional extra ``fast``); without it the search is not offered
-(:data:`AVAILABLE`).  Its reach on an 8 x 8 x 5 box: k = 27 (the
-3 x 3 x 3 cube, W = 972) in 0.2 s, k = 40 in about 27,000 nodes (5 s),
-k = 64 (the 4 x 4 x 4 cube, 7539) in 9 minutes.
+incumbent; leaves are scored exactly.  The loops are compiled by numba.
+Its reach on an 8 x 8 x 5 box: k = 27 (the 3 x 3 x 3 cube, W = 972) in
+0.2 s, k = 40 in about 27,000 nodes (5 s), k = 64 (the 4 x 4 x 4 cube,
+7539) in 9 minutes.
 
 The compiled functions pass named state: :class:`Cuboid` (the box and its
 diagram table), :class:`Slices` (the slices chosen so far and their sums)
@@ -54,7 +53,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._jit import AVAILABLE, njit
+from ..._jit import njit
 from ._box import arrangement
 from ._boxsearch import _BIG, _place_row
 
@@ -113,7 +112,7 @@ class SearchResult(NamedTuple):
     complete: bool
 
 
-def _arr(vec, n, scratch):  # pragma: no cover - compiled by numba when installed
+def _arr(vec, n, scratch):  # pragma: no cover - compiled by numba
     """arr of the positive entries of vec[:n] (the unimodal DP of :mod:`._box`;
     ``scratch``: an :class:`ArrScratch`, its ``vec`` untouched)."""
     f, cost, nxt, tmp = scratch.f, scratch.cost, scratch.nxt, scratch.tmp
@@ -137,7 +136,7 @@ def _arr(vec, n, scratch):  # pragma: no cover - compiled by numba when installe
     return best
 
 
-def _inside(D, small, big, b):  # pragma: no cover - compiled by numba when installed
+def _inside(D, small, big, b):  # pragma: no cover - compiled by numba
     """Whether diagram ``small`` lies inside diagram ``big`` (row by row)."""
     for j in range(b):
         if D[small, j] > D[big, j]:
@@ -145,7 +144,7 @@ def _inside(D, small, big, b):  # pragma: no cover - compiled by numba when inst
     return True
 
 
-def _add_slice(box, sl, depth, nu):  # pragma: no cover - compiled by numba when installed
+def _add_slice(box, sl, depth, nu):  # pragma: no cover - compiled by numba
     """Row depth + 1 of the y and z slice sums of ``sl`` (:class:`Slices`):
     row depth plus slice nu."""
     Y, Z, D, C, b, c = sl.Y, sl.Z, box.D, box.C, box.b, box.c
@@ -155,7 +154,7 @@ def _add_slice(box, sl, depth, nu):  # pragma: no cover - compiled by numba when
         Z[depth + 1, t] = Z[depth, t] + C[nu, t]
 
 
-def _greedy_bound(box, sl, depth, nu, R, scratch):  # pragma: no cover - compiled by numba when installed
+def _greedy_bound(box, sl, depth, nu, R, scratch):  # pragma: no cover - compiled by numba
     """The cheap bound of a node (``depth`` slices in ``sl``, the last nu,
     R points left): each axis on its own, x with the fewest slices to come,
     y and z with the most (module docstring); ``_BIG`` when the R points
@@ -190,7 +189,7 @@ def _greedy_bound(box, sl, depth, nu, R, scratch):  # pragma: no cover - compile
     return v + _arr(work, c, scratch)
 
 
-def _below(box, sl, depth, nu, R, cutoff, scratch):  # pragma: no cover - compiled by numba when installed
+def _below(box, sl, depth, nu, R, cutoff, scratch):  # pragma: no cover - compiled by numba
     """Whether the strong bound of a node (``depth`` slices in ``sl``, the
     last nu, R points left; module docstring: n slices to come, the rest a
     Young diagram T of R // n cells repeated n times) is below ``cutoff``;
@@ -230,7 +229,7 @@ def _below(box, sl, depth, nu, R, cutoff, scratch):  # pragma: no cover - compil
     return False
 
 
-def _search(box, upper, node_limit, best_path):  # pragma: no cover - compiled by numba when installed
+def _search(box, upper, node_limit, best_path):  # pragma: no cover - compiled by numba
     """Least arr(X) + arr(Y) + arr(Z) below ``upper`` over plane partitions
     of k in the box (a :class:`Cuboid`) given by their x-slices (indices
     into its diagram table).  Writes the slices of the best one into
@@ -374,7 +373,7 @@ def _cells(sides, slices, k):
 def _cuboid_optimum(sides: tuple, k: int, nodes: int):
     order = np.argsort(sides, kind="stable")[::-1]  # slices across the two shorter sides
     a, b, c = (min(sides[i], k) for i in order)
-    if comb(b + c, c) > MAX_DIAGRAMS or not AVAILABLE or nodes <= 0:
+    if comb(b + c, c) > MAX_DIAGRAMS or nodes <= 0:
         return None
     D, C, size, start = _diagrams(b, c)
     path = np.full(min(a, k) + 1, -1, dtype=np.int64)
@@ -394,8 +393,8 @@ def cuboid_optimum(width: int, height: int, depth: int, k: int, *, nodes: int = 
     optimal set.
 
     Returns ``(W, cells)`` (cells as (x, y, z) offsets from the corner of the
-    box), or None when the branch-and-bound of this module (compiled; numba
-    installed) does not finish within ``nodes`` nodes (counted for an
+    box), or None when the branch-and-bound of this module does not finish
+    within ``nodes`` nodes (counted for an
     8 x 5 cross-section, which has 1,287 Young diagrams; a cross-section
     with m diagrams gets ``nodes * 1287 // m``), or the two shorter sides
     have more than :data:`MAX_DIAGRAMS` Young diagrams.
@@ -420,4 +419,4 @@ def cuboid_optimum(width: int, height: int, depth: int, k: int, *, nodes: int = 
     return w, cells.copy()
 
 
-__all__ = ["AVAILABLE", "MAX_DIAGRAMS", "SEARCH_NODES", "cuboid_optimum"]
+__all__ = ["MAX_DIAGRAMS", "SEARCH_NODES", "cuboid_optimum"]

@@ -49,8 +49,7 @@ column j in them)`` points (Hall's condition), and so do the rows from i
 on: both checks cost O(1) per node once tabulated for c.
 
 The three levels run as one iterative depth-first search
-(:mod:`._profilesearch`), compiled by numba when it is installed (plain
-Python otherwise, far slower).  Its cost follows the number of partitions
+(:mod:`._profilesearch`), compiled by numba.  Its cost follows the number of partitions
 scoring below the incumbent: on a 16 x 16 mesh with half the nodes free,
 30-140 at k = 16, 180-380 at k = 20, 500-950 at k = 24, 1500-2200 at
 k = 28 and about 4000 at k = 32, beyond which the search does not finish;
@@ -79,7 +78,6 @@ from ._box import (
     _large_table,
     _scored_partitions,
 )
-from ._boxsearch import AVAILABLE as _HAVE_NUMBA
 from ._profilesearch import ProfileTables, TargetRun, _cut_tails, _pair_windows, _target, deadline_array
 
 #: most steps (pairs of windows) spent on the table of column pairs of
@@ -116,9 +114,9 @@ def _setup(points, k, upper=None) -> ProfileGrid | None:
     None when the search does not apply (bad input raises ValueError).
 
     Beyond the tables (``LIMIT`` partitions) and up to ``LARGE_LIMIT``,
-    with ``upper`` given and numba installed, only the partitions scoring
-    below ``upper`` are kept; ``rest`` is then ``upper`` (every partition
-    left out scores at least that), else infinity."""
+    with ``upper`` given, only the partitions scoring below ``upper`` are
+    kept; ``rest`` is then ``upper`` (every partition left out scores at
+    least that), else infinity."""
     pts = validate_points(points)
     k = validate_k(k, len(pts))
     if pts.shape[1] != 2 or not distinct_lattice(pts):
@@ -180,9 +178,9 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
     ``lower >= upper`` when nothing was found) proves optimality.  The
     search stops after ``node_limit`` nodes or ``time_limit`` seconds.
     Returns None when the points are not distinct 2D lattice points or the
-    partitions of k to score number more than ``LIMIT`` (``LARGE_LIMIT``
-    when numba is installed: then only those scoring below ``upper`` are
-    listed, which is all the search needs).
+    partitions of k to score number more than ``LARGE_LIMIT`` (beyond
+    ``LIMIT`` only those scoring below ``upper`` are listed, which is all
+    the search needs).
     """
     upper = float(upper)
     if math.isnan(upper):
@@ -254,12 +252,12 @@ def _search(grid: ProfileGrid, k, upper, node_limit, time_limit, deadline=None, 
     score, score_y = np.asarray(grid.score, dtype=float), np.asarray(grid.score_y, dtype=float)
     own, later, cross = _spread_tables(ys, free, k, counts.shape[1])
     # the table of column pairs costs a step per pair of windows (2e5 on
-    # 16 x 16 half free): compiled, and up to PAIR_STEPS; otherwise two
-    # columns cost what two aligned blocks do
+    # 16 x 16 half free): up to PAIR_STEPS; beyond, two columns cost what
+    # two aligned blocks do
     pair = np.broadcast_to(cross, (p, p) + cross.shape).copy()
     sizes = np.minimum(capx, counts.shape[1])
     wins = sizes * (capx + 1) - sizes * (sizes + 1) / 2  # windows of 1..sizes cells per column
-    if _HAVE_NUMBA and (wins.sum() ** 2 - (wins**2).sum()) / 2 <= PAIR_STEPS:
+    if (wins.sum() ** 2 - (wins**2).sum()) / 2 <= PAIR_STEPS:
         _pair_windows(free, ys.astype(float), counts.shape[1], pair)
     deadline = deadline_array(time_limit, deadline)
     tables = ProfileTables(free, capx, below, gx, gy, int(k), cut, tail_x, counts, score, score_y, own, later, cross,

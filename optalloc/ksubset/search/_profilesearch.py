@@ -4,10 +4,9 @@
 column profiles; :func:`_rows` the row profiles of one column profile,
 keeping the rows chosen so far filled by :func:`_add_row`.
 :func:`_cut_tails`, :func:`_rest_costs` and :func:`_pair_windows` build
-the tables their bounds read.  All are compiled by numba when it is
-installed (plain Python otherwise, far slower); :func:`_target` runs
-without the GIL, so that :func:`.exact` can run the search in a thread
-beside the LP.
+the tables their bounds read.  All are compiled by numba; :func:`_target`
+runs without the GIL, so that :func:`.exact` can run the search in a
+thread beside the LP.
 
 What travels between them is named: :class:`ProfileTables` (the grid and
 the tables of one search, read only), :class:`TargetRun` (one target's
@@ -120,7 +119,7 @@ class TargetResult(NamedTuple):
     complete: bool
 
 
-def _cut_tails(gaps, caps, k, A, B, tail):  # pragma: no cover - compiled by numba when installed
+def _cut_tails(gaps, caps, k, A, B, tail):  # pragma: no cover - compiled by numba
     """tail[i, L]: least cost of the cuts after line i, given L points on
     lines 0..i, the later lines holding at most their caps and the points on
     lines 0..i at most A[i + 1], on the others at most B[i + 1] (inf if
@@ -155,7 +154,7 @@ def _now():
     return t
 
 
-def _add_row(free, c, X, fc, i, v, aug):  # pragma: no cover - compiled by numba when installed
+def _add_row(free, c, X, fc, i, v, aug):  # pragma: no cover - compiled by numba
     """Give row i v cells of ``X`` (free, in columns under their count c,
     tracked in ``fc``), moving the earlier rows along augmenting paths
     when a column is full (``aug``: an :class:`AugmentScratch`); False
@@ -213,7 +212,7 @@ def _add_row(free, c, X, fc, i, v, aug):  # pragma: no cover - compiled by numba
     return True
 
 
-def _row_caps(free, c, u, out):  # pragma: no cover - compiled by numba when installed
+def _row_caps(free, c, u, out):  # pragma: no cover - compiled by numba
     """out[i]: the free cells of row i in the columns c uses, at most u
     (the used columns: one node per column and row)."""
     p, q = free.shape
@@ -225,7 +224,7 @@ def _row_caps(free, c, u, out):  # pragma: no cover - compiled by numba when ins
         out[i] = min(s, u)
 
 
-def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numba when installed
+def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numba
     """out[code]: least sum of the cuts between the nonzero parts of a
     sub-multiset (``code`` its mixed-radix digits over ``vals``) placed
     side by side after the others, over their orders; the cut after the
@@ -254,7 +253,7 @@ def _rest_costs(vals, mult, k, cut, out):  # pragma: no cover - compiled by numb
     return radix
 
 
-def _rows(tables, c, wx, excess, upper, nodes, run, rows):  # pragma: no cover - compiled by numba when installed
+def _rows(tables, c, wx, excess, upper, nodes, run, rows):  # pragma: no cover - compiled by numba
     """Row profiles for the column profile c (costing wx) with W below
     ``upper`` (W an integer: at most upper - 1), realised by a set, over
     ``tables`` (a :class:`ProfileTables`), within ``run`` (a
@@ -342,7 +341,7 @@ def _rows(tables, c, wx, excess, upper, nodes, run, rows):  # pragma: no cover -
     return RowsResult(upper, nodes, found, True)
 
 
-def _pair_windows(free, ys, m, out):  # pragma: no cover - compiled by numba when installed
+def _pair_windows(free, ys, m, out):  # pragma: no cover - compiled by numba
     """out[j, j2, a, b]: least sum of |y_s - y_t| over a window of a
     consecutive free cells of column j and one of b of column j2 (left as
     it is where either has too few free cells).  Every optimal set takes
@@ -375,7 +374,7 @@ def _pair_windows(free, ys, m, out):  # pragma: no cover - compiled by numba whe
                     out[j2, j, b, a] = best
 
 
-def _target(tables, upper, run):  # pragma: no cover - compiled by numba when installed
+def _target(tables, upper, run):  # pragma: no cover - compiled by numba
     """Every set of W below ``upper`` over the partitions in score order
     (``tables``: a :class:`ProfileTables`), ``upper`` dropping with each
     set found (kept in ``run.best_x``; ``run`` a :class:`TargetRun`).
@@ -536,7 +535,7 @@ def _target(tables, upper, run):  # pragma: no cover - compiled by numba when in
     return TargetResult(best, nodes, True)
 
 
-# compiled on first call (numba imported then, not here); plain Python without numba
+# compiled on first call (numba imported then, not here)
 _now = njit(cache=True)(_now)
 _cut_tails = njit(cache=True)(_cut_tails)
 _rest_costs = njit(cache=True)(_rest_costs)

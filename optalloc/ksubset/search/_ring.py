@@ -31,8 +31,8 @@ optimal too.  On a line of p positions: they sit in a ring of 2p positions
 with the same distances, and the ring's organ pipe lies on an arc where
 ring and line distances agree, so it is a line placement and the least.
 ``tests/ksubset/test_ring.py`` checks it against every placement on rings
-of up to 9 positions and against the line's dynamic programme of
-:func:`._box._arrangement_costs` (some optimal order is unimodal).
+of up to 9 positions and against the line's dynamic programme (some
+optimal order is unimodal).
 
 The partition score.  For k points of a p x q machine with column counts
 c (multiset lambda) and row counts r, ``W = W_x(c) + W_y(r)``;

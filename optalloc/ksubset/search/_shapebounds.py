@@ -61,7 +61,7 @@ def _box_table(p: int, q: int, k: int, deadline=None) -> np.ndarray:
 
 
 @njit(cache=True)
-def _outward(V, cap, a, b, first, last, m):  # pragma: no cover - compiled by numba when installed
+def _outward(V, cap, a, b, first, last, m):  # pragma: no cover - compiled by numba
     """Least sum of V over m slots on the lines first..a and b..last (cap[t]
     at line t; inf when they do not fit), where V does not drop moving
     away from a and b: the cheaper of the two next lines first."""
@@ -82,7 +82,7 @@ def _outward(V, cap, a, b, first, last, m):  # pragma: no cover - compiled by nu
 
 
 @njit(cache=True)
-def _fill_x(A, cap, l, u, m):  # pragma: no cover - compiled by numba when installed
+def _fill_x(A, cap, l, u, m):  # pragma: no cover - compiled by numba
     """Least sum of A over m slots in columns l..u, cap[x] at column x
     (inf when they do not fit); A is convex, so the cheapest columns are
     a run around its least value."""
@@ -95,7 +95,7 @@ def _fill_x(A, cap, l, u, m):  # pragma: no cover - compiled by numba when insta
 
 
 @njit(cache=True)
-def _fill_y(B, cap, lo, hi, m):  # pragma: no cover - compiled by numba when installed
+def _fill_y(B, cap, lo, hi, m):  # pragma: no cover - compiled by numba
     """Least sum of B over m slots in the rows outside lo..hi, cap[y] at
     row y (inf when they do not fit); B grows away from lo..hi, which
     holds every point placed."""
@@ -103,7 +103,7 @@ def _fill_y(B, cap, lo, hi, m):  # pragma: no cover - compiled by numba when ins
 
 
 @njit(cache=True)
-def _line(pos, cap, m, buf):  # pragma: no cover - compiled by numba when installed
+def _line(pos, cap, m, buf):  # pragma: no cover - compiled by numba
     """Least W of m points on a line, cap[t] of them at pos[t] (sorted):
     a run of m consecutive points in sorted order is optimal, and a run
     s..s+m-1 costs ``sum_j (2 (j - s) - m + 1) z_j``."""
@@ -133,7 +133,7 @@ def _line(pos, cap, m, buf):  # pragma: no cover - compiled by numba when instal
 
 
 @njit(cache=True)
-def _split(B, cap, lo, hi, ys, m, plane, up, dn, alo, ahi):  # pragma: no cover - compiled by numba when installed
+def _split(B, cap, lo, hi, ys, m, plane, up, dn, alo, ahi):  # pragma: no cover - compiled by numba
     """A lower bound on the y-cross cost of m points put in the rows
     outside lo..hi (cap[y] in row y) plus their W among themselves: with a
     of them above and b below, the rows nearest first on each side, and
@@ -231,7 +231,7 @@ def _rest(free, xs, ys, A, B, lo, hi, l, u, m, rowpref, colpref, plane, budget, 
 
 
 @njit(cache=True)
-def _above(dlo, dhi, m):  # pragma: no cover - compiled by numba when installed
+def _above(dlo, dhi, m):  # pragma: no cover - compiled by numba
     """The least and most points above (of m still to place) when above
     less below lies in dlo..dhi."""
     alo = 0 if dlo == -math.inf else max(0, math.ceil((dlo + m) / 2 - 1e-9))
@@ -240,7 +240,7 @@ def _above(dlo, dhi, m):  # pragma: no cover - compiled by numba when installed
 
 
 @njit(cache=True)
-def _ends(line):  # pragma: no cover - compiled by numba when installed
+def _ends(line):  # pragma: no cover - compiled by numba
     """The first and last places of ``line`` that hold a chosen cell (-1, -1: none)."""
     first, last = -1, -1
     for t in range(len(line)):
@@ -252,7 +252,7 @@ def _ends(line):  # pragma: no cover - compiled by numba when installed
 
 
 @njit(cache=True)
-def _balance(free, chosen, B, ys, lo, hi):  # pragma: no cover - compiled by numba when installed
+def _balance(free, chosen, B, ys, lo, hi):  # pragma: no cover - compiled by numba
     """Bounds on d = (points still to place above the rows lo..hi) - (those
     below) in every optimal set that holds the cells ``chosen`` of those
     rows and none of their other free cells.
@@ -283,7 +283,7 @@ def _balance(free, chosen, B, ys, lo, hi):  # pragma: no cover - compiled by num
 
 
 @njit(cache=True)
-def _spread_ok(free, chosen, A, xs, lo, hi, m):  # pragma: no cover - compiled by numba when installed
+def _spread_ok(free, chosen, A, xs, lo, hi, m):  # pragma: no cover - compiled by numba
     """Whether the m points still to place can sit in columns between the
     free cells each row of lo..hi leaves out, as the swap condition in x
     wants of an optimal set.
@@ -334,7 +334,7 @@ def _spread_ok(free, chosen, A, xs, lo, hi, m):  # pragma: no cover - compiled b
 
 
 @njit(cache=True)
-def _value_tables(free, v, depth):  # pragma: no cover - compiled by numba when installed
+def _value_tables(free, v, depth):  # pragma: no cover - compiled by numba
     """``(top, bot)``: ``top[r, l, u, j]`` is the sum of the j least ``v``
     over the free cells of rows < r in columns l..u, ``bot[r, l, u, j]``
     over rows >= r, for j <= depth (inf where fewer cells)."""
@@ -374,7 +374,7 @@ def _value_tables(free, v, depth):  # pragma: no cover - compiled by numba when 
 
 
 @njit(cache=True)
-def _value_rest(top, bot, lo, hi, l, u, m, alo, ahi):  # pragma: no cover - compiled by numba when installed
+def _value_rest(top, bot, lo, hi, l, u, m, alo, ahi):  # pragma: no cover - compiled by numba
     """Least sum of the values of m points in columns l..u, a of them in
     the rows above lo and m - a below hi, over a in [alo, ahi]; past the
     tables' depth each further point costs the last value tabled."""
@@ -388,7 +388,7 @@ def _value_rest(top, bot, lo, hi, l, u, m, alo, ahi):  # pragma: no cover - comp
 
 
 @njit(cache=True)
-def _tabled(t, r, l, u, j, depth):  # pragma: no cover - compiled by numba when installed
+def _tabled(t, r, l, u, j, depth):  # pragma: no cover - compiled by numba
     """Entry j of the table ``t`` at (r, l, u), extended past ``depth`` by
     the last value tabled per further point (inf when the table is)."""
     if j <= depth:

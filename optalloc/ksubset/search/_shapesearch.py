@@ -104,7 +104,7 @@ def shape_grid(points) -> ShapeGrid | None:
 
 
 @njit(cache=True)
-def _place(free, xs, ys, y, a, b, on, chosen, A, B):  # pragma: no cover - compiled by numba when installed
+def _place(free, xs, ys, y, a, b, on, chosen, A, B):  # pragma: no cover - compiled by numba
     """Put the free cells of row y in columns a..b into the set (``on`` 1)
     or take them out (0): ``chosen`` and the potentials A and B follow."""
     sign = 1.0 if on else -1.0

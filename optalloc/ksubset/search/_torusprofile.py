@@ -74,7 +74,7 @@ __all__ = ["torus_profile_search"]
 
 
 @njit(cache=True)
-def _suffix_caps(caps):  # pragma: no cover - compiled by numba when installed
+def _suffix_caps(caps):  # pragma: no cover - compiled by numba
     """out[t]: ``caps`` with the lines before t zeroed (t = 0..n)."""
     n = len(caps)
     out = np.zeros((n + 1, n), dtype=np.int64)
@@ -85,7 +85,7 @@ def _suffix_caps(caps):  # pragma: no cover - compiled by numba when installed
 
 
 @njit(cache=True)
-def _fill(acc, cap, start, m, extra_row, v):  # pragma: no cover - compiled by numba when installed
+def _fill(acc, cap, start, m, extra_row, v):  # pragma: no cover - compiled by numba
     """Least sum of (acc[t] + v * extra_row[t]) over m points put on the
     lines t >= start, at most cap[t] on line t (inf when they do not fit):
     the cheapest lines first."""
@@ -107,7 +107,7 @@ def _fill(acc, cap, start, m, extra_row, v):  # pragma: no cover - compiled by n
 
 
 @njit(cache=True)
-def _capped(a, D, k):  # pragma: no cover - compiled by numba when installed
+def _capped(a, D, k):  # pragma: no cover - compiled by numba
     """Least sum_{s<t} r_s r_t D[s, t] over counts r <= a summing to k (inf
     when sum a < k).  With position t repeated a[t] times in circular
     order, an optimal choice is k consecutive points (an arc: SAND2003
@@ -240,7 +240,7 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, aug, nodes0, no
 
 
 @njit(cache=True)
-def _rest_x(mult, v, acc, row, j, organ, parts, accs):  # pragma: no cover - compiled by numba when installed
+def _rest_x(mult, v, acc, row, j, organ, parts, accs):  # pragma: no cover - compiled by numba
     """Lower bounds on the x-cost of the parts ``mult`` (less one part v)
     put in the columns after j: (among themselves, to the columns placed).
     Among themselves at least their organ-pipe cost (``organ``: :mod:`._ring`);
@@ -272,7 +272,7 @@ def _rest_x(mult, v, acc, row, j, organ, parts, accs):  # pragma: no cover - com
 
 
 @njit(cache=True)
-def _rest_y(mult, v, j, minown, minpair):  # pragma: no cover - compiled by numba when installed
+def _rest_y(mult, v, j, minown, minpair):  # pragma: no cover - compiled by numba
     """A lower bound on the y-cost among the parts ``mult`` (less one part
     v), put in distinct columns >= j: each part's least own cost there,
     each pair of parts its least pair cost there."""

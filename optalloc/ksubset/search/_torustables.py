@@ -40,7 +40,7 @@ class TorusTables(NamedTuple):
 
 
 @njit(cache=True)
-def _suffix_minima(own, pair):  # pragma: no cover - compiled by numba when installed
+def _suffix_minima(own, pair):  # pragma: no cover - compiled by numba
     """minown[j, w]: least own[t, w] over t >= j; minpair[j, a, b]: least
     pair cost of a cells of one column and b of another, both >= j."""
     p, kk = own.shape
@@ -61,7 +61,7 @@ def _suffix_minima(own, pair):  # pragma: no cover - compiled by numba when inst
 
 
 @njit(cache=True)
-def _one_way(fa, fb, DY, k):  # pragma: no cover - compiled by numba when installed
+def _one_way(fa, fb, DY, k):  # pragma: no cover - compiled by numba
     """least[a, b]: the a least h(s, b) over the cells s of fa summed, with
     h(s, b) the sum of the b least distances of s to the cells fb."""
     na, nb = min(len(fa), k), min(len(fb), k)
@@ -83,7 +83,7 @@ def _one_way(fa, fb, DY, k):  # pragma: no cover - compiled by numba when instal
 
 
 @njit(cache=True)
-def _pairs(free, DY, k, out):  # pragma: no cover - compiled by numba when installed
+def _pairs(free, DY, k, out):  # pragma: no cover - compiled by numba
     p = free.shape[0]
     for j in range(p):
         fj = np.nonzero(free[j])[0]
@@ -133,7 +133,7 @@ def _axis_distance(side: int, wrap: bool) -> np.ndarray:
 
 
 @njit(cache=True)
-def _arcs(q, k, side, wrap, out):  # pragma: no cover - compiled by numba when installed
+def _arcs(q, k, side, wrap, out):  # pragma: no cover - compiled by numba
     """out[m]: least W of m consecutive points of the sorted positions q
     (in circular order on a ring of ``side`` when ``wrap``), m <= k."""
     n = len(q)
