@@ -10,16 +10,21 @@ Every command names its machine with ``--machine SPEC``
 ``torus:4x4``, a machine map, a network file); ``solve`` and ``gap`` also
 take a machine map as ``--map FILE`` or points as ``--points FILE``.
 
+Standard output carries results only; standard error carries progress
+(none with ``-q``), the solvers' logs (``--verbose`` only) and errors.
+
 Exit codes: 0 success, 1 no solution found (or a failed check), 2 bad
 input (one line on stderr, no traceback), 130 interrupted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
 from optalloc import __version__
+from optalloc._pyomo import solver_logs
 
 from . import _bench, _ksubset, _order, _plot, _qap, _sim
 from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageError
@@ -48,7 +53,9 @@ def main(argv=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.func(args)
+        # --verbose: every solver's log on standard error
+        with solver_logs() if getattr(args, "verbose", False) else contextlib.nullcontext():
+            return args.func(args)
     except (UsageError, ValueError) as exc:
         print(f"optalloc: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -120,25 +120,31 @@ def point_text(p) -> str:
 # ---------------------------------------------------------------- progress
 
 #: ``--quiet``, on every command that can run for more than a couple of seconds
-QUIET_HELP = ("no progress on standard error (by default: a bar on a terminal, a line every few seconds and one at "
-              "the end in a log)")
+QUIET_HELP = ("nothing on standard error unless it fails: no progress (by default: a bar on a terminal, a line "
+              "every few seconds and one at the end in a log), no solver log")
+#: ``--verbose``, on the commands whose solvers keep a log (HiGHS through Pyomo, the exact solver's rounds)
+VERBOSE_HELP = "the solvers' logs on standard error, in place of the progress"
 #: ``--progress``, kept for one release
 PROGRESS_HELP = "accepted for one release and ignored: progress is now shown by default (--quiet hides it)"
 
 
-def add_quiet(p, *, progress_help: str | None = None) -> None:
-    """``-q/--quiet``; with ``progress_help``, the old ``--progress`` beside it
-    (one or the other)."""
-    group = p.add_mutually_exclusive_group() if progress_help else p
+def add_quiet(p, *, progress_help: str | None = None, verbose: bool = False) -> None:
+    """``-q/--quiet``; with ``progress_help``, the old ``--progress`` beside
+    it; with ``verbose``, ``--verbose`` (one of them)."""
+    group = p.add_mutually_exclusive_group() if progress_help or verbose else p
     group.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
+    if verbose:
+        group.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     if progress_help:
         group.add_argument("--progress", action="store_true", help=progress_help)
 
 
 def progress_for(args, label: str, *, enabled: bool = True, **options) -> Progress:
-    """The progress of a command on standard error (silent with ``--quiet``);
-    use it as a context manager around the work, after the input is checked."""
-    return Progress(label=label, enabled=enabled and not args.quiet, **options)
+    """The progress of a command on standard error (silent with ``--quiet``,
+    and with ``--verbose``, whose solver logs replace it); use it as a
+    context manager around the work, after the input is checked."""
+    shown = enabled and not args.quiet and not getattr(args, "verbose", False)
+    return Progress(label=label, enabled=shown, **options)
 
 
 # ---------------------------------------------------------------- machines

@@ -32,7 +32,7 @@ from ._common import (
 
 #: solve option -> the flag that gives it
 FLAGS = {"time_limit": "--time-limit", "tie_break": "--tie-break", "request": "--request",
-         "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--progress"}
+         "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--verbose"}
 
 
 #: solve methods that can run for long: progress on standard error (unless --quiet)
@@ -125,7 +125,7 @@ def _solve_on_machine(args, machine) -> int:
         if getattr(args, name, None) is not None:
             raise UsageError(f"{FLAGS.get(name, '--' + name.replace('_', '-'))} does not apply on a "
                              f"{machine.describe()}")
-    options = {}
+    options = {"verbose": True} if args.verbose and args.method == "exact" else {}
     if args.time_limit is not None and args.method not in ("exact", "brute"):
         raise UsageError(f"--time-limit does not apply to method {args.method!r}")
     if args.method in ("exact", "brute"):
@@ -155,8 +155,8 @@ def cmd_solve(args) -> int:
         "request": parse_shape(args.request, "--request") if args.request else None,
         "ring_length": args.ring_length,
         "m": args.strips,
-        # --progress (kept for one release): exact's detailed log, one line per cut round
-        "verbose": True if args.progress and args.method == "exact" else None,
+        # --verbose (and --progress, kept for one release): exact's detailed log, one line per cut round
+        "verbose": True if (args.verbose or args.progress) and "verbose" in accepted else None,
     }
     options = {}
     for name, value in wanted.items():
@@ -310,8 +310,8 @@ def register(sub) -> None:
     p.add_argument("--ring-length", type=float, metavar="L", help="line: circumference of a ring")
     p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default: the largest the PTAS's "
                    "budget of structures allows)")
-    add_quiet(p, progress_help="kept for one release: progress is now shown by default (--quiet hides it); with "
-              "--method exact it asks for the detailed log instead, one line per cut round")
+    add_quiet(p, verbose=True, progress_help="kept for one release: progress is now shown by default (--quiet hides "
+              "it); with --method exact it asks for the detailed log instead, as --verbose does")
     p.add_argument("--out", metavar="FILE", help="write the chosen points to FILE (a points file)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")

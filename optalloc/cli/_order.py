@@ -97,5 +97,5 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="write the order, one node per line (JSON list for .json)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_quiet(p)
+    add_quiet(p, verbose=True)
     p.set_defaults(func=cmd_order)

@@ -35,7 +35,7 @@ def add_search(p) -> None:
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds (tabu default: 1000 n iterations)")
     p.add_argument("--iterations", type=int, metavar="N", help="tabu moves, GRASP constructions or FAQ starts")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    add_quiet(p)
+    add_quiet(p, verbose=True)
 
 
 def check_search(args) -> None:
