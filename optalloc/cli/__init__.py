@@ -27,7 +27,7 @@ from optalloc import __version__
 from optalloc._pyomo import solver_logs
 
 from . import _bench, _ksubset, _order, _plot, _qap, _sim
-from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageError
+from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageError, name_flags
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NO_SOLUTION", "EXIT_OK", "UsageError", "build_parser", "main"]
 
@@ -51,13 +51,17 @@ def build_parser() -> Parser:
 def main(argv=None) -> int:
     """Run ``optalloc`` with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
     parser = build_parser()
+    args = None
     try:
         args = parser.parse_args(argv)
         # --verbose: every solver's log on standard error
         with solver_logs() if getattr(args, "verbose", False) else contextlib.nullcontext():
             return args.func(args)
-    except (UsageError, ValueError) as exc:
+    except UsageError as exc:
         print(f"optalloc: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ValueError as exc:  # from the library: its parameters renamed to the options that give them
+        print(f"optalloc: error: {_one_line(name_flags(str(exc), getattr(args, 'flags', {})))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # output piped into a reader that stopped (head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -10,9 +10,11 @@ of each package (those of its ``__all__``) and the shared core modules
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import re
 
 import numpy as np
 
@@ -32,6 +34,41 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):  # one line instead of usage + message
         raise UsageError(message)
+
+
+# ---------------------------------------------------------------- naming the options
+
+_PARAMETER = re.compile(r"`(\w+)`")
+
+
+def name_flags(message: str, flags: dict) -> str:
+    """``message`` of a library ValueError, each backticked parameter that
+    ``flags`` maps (``{"k": "--k"}``) replaced by the option the user typed."""
+    return _PARAMETER.sub(lambda m: flags.get(m[1], m[0]), message)
+
+
+@contextlib.contextmanager
+def about(flag: str, flags: dict | None = None):
+    """Turn a ValueError of the block into a UsageError about ``flag``
+    (``--allocator: unknown method 'nope'``): parameters that ``flags`` maps
+    are renamed, the others lose their backticks, and the message starts
+    with ``flag`` unless it names it already."""
+    try:
+        yield
+    except ValueError as exc:
+        message = _PARAMETER.sub(lambda m: (flags or {}).get(m[1], m[1]), name_flags(str(exc), flags or {}))
+        raise UsageError(message if flag in message else f"{flag}: {message}") from None
+
+
+def seed(text: str) -> int:
+    """``--seed``: a non-negative integer (an argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return value
 
 
 # ---------------------------------------------------------------- text
@@ -160,7 +197,8 @@ def load_machine(spec: str, *, option: str = "--machine", weight: str | None = N
         if message.startswith("`machine` must be") and not os.path.exists(spec) and _looks_like_path(spec):
             raise UsageError(f"{option} {spec}: no such file (nor a shape such as 16x16, "
                              f"'8x8 torus' or torus:4x4)") from None
-        raise UsageError(f"{option}: {message.replace('`machine` ', '', 1)}") from None
+        message = _PARAMETER.sub(r"\1", message.replace("`machine` ", "", 1))  # the parts of SPEC, plain
+        raise UsageError(f"{option}: {message}") from None
 
 
 def _looks_like_path(spec: str) -> bool:

@@ -33,6 +33,8 @@ from ._common import (
 #: solve option -> the flag that gives it
 FLAGS = {"time_limit": "--time-limit", "tie_break": "--tie-break", "request": "--request",
          "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--verbose"}
+#: parameters of solve and gap -> the options that give them (for the library's messages)
+SOLVE_FLAGS = {**FLAGS, "k": "--k", "chosen": "--chosen"}
 
 
 #: solve methods that can run for long: progress on standard error (unless --quiet)
@@ -73,6 +75,11 @@ def parse_tie_break(text: str | None):
         return (int(parts[0]), *(float(p) for p in parts[1:]))
     except ValueError:
         raise UsageError(f"--tie-break must be 'default', 'off' or SR,AF,WF,BF with an integer SR, got {text!r}") from None
+
+
+def _source(args) -> str:
+    """The option that gave the instance: ``--points``, ``--map`` or ``--machine``."""
+    return "--points" if args.points is not None else "--map" if args.map is not None else "--machine"
 
 
 def _given_machine(args):
@@ -143,6 +150,7 @@ def _solve_on_machine(args, machine) -> int:
 
 
 def cmd_solve(args) -> int:
+    args.flags = {**args.flags, "points": _source(args)}  # the library's messages about the points
     machine = _given_machine(args)
     if machine is not None and machine.kind != "mesh":  # a torus or network: solved in its own metric
         return _solve_on_machine(args, machine)
@@ -254,6 +262,7 @@ def chosen_nodes(machine, path: str) -> np.ndarray:
 
 
 def cmd_gap(args) -> int:
+    args.flags = {**args.flags, "points": _source(args)}  # the library's messages about the points
     time_limit = parse_time_limit(args.time_limit, GAP_TIME_LIMIT)
     machine = load_machine(args.machine) if args.machine is not None else None
     if machine is not None and machine.kind != "mesh":
@@ -315,7 +324,7 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="write the chosen points to FILE (a points file)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_solve)
+    p.set_defaults(func=cmd_solve, flags=SOLVE_FLAGS)
 
     p = sub.add_parser("gap", help="how far a given allocation is from optimal",
                        description="Evaluate an allocation against the optimum or proven bounds, in the "
@@ -329,4 +338,4 @@ def register(sub) -> None:
                    "'none': no limit)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_quiet(p)
-    p.set_defaults(func=cmd_gap)
+    p.set_defaults(func=cmd_gap, flags=SOLVE_FLAGS)
