@@ -176,6 +176,24 @@ def add_quiet(p, *, progress_help: str | None = None, verbose: bool = False) -> 
         group.add_argument("--progress", action="store_true", help=progress_help)
 
 
+#: a result's termination that ends the work before its count -> the words of the last progress line
+STOPPED = {"time_limit": "time limit", "total_time_limit": "total time limit", "iteration_limit": "iteration limit",
+           "gap_limit": "gap limit"}
+
+
+def say_why(progress: Progress, result, termination: str | None = None) -> None:
+    """Let the last line of ``progress`` say why the work of ``result``
+    ended before its count (``stopped: time limit``): a limit of the solver
+    (``termination``, by default the result's), or a proof of optimality
+    that left the rest of the count needless."""
+    if termination is None:
+        termination = getattr(result, "termination", None)
+    if termination in STOPPED:
+        progress.stop(STOPPED[termination])
+    elif getattr(result, "status", None) == "optimal" and progress.total and progress.n < progress.total:
+        progress.stop("proven optimal")
+
+
 def progress_for(args, label: str, *, enabled: bool = True, **options) -> Progress:
     """The progress of a command on standard error (silent with ``--quiet``,
     and with ``--verbose``, whose solver logs replace it); use it as a

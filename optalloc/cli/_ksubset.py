@@ -27,6 +27,7 @@ from ._common import (
     print_rows,
     progress_for,
     rows_by_point,
+    say_why,
     write_lines,
 )
 
@@ -140,8 +141,9 @@ def _solve_on_machine(args, machine) -> int:
         if limit is not None:
             options["time_limit"] = limit
     check_out(args.out, args.force)
-    with progress_for(args, f"solve {args.method}", enabled=args.method in LONG_METHODS):
+    with progress_for(args, f"solve {args.method}", enabled=args.method in LONG_METHODS) as progress:
         result = solve(machine, args.k, method=args.method, **options)
+        say_why(progress, result)
     if machine.is_grid:
         chosen = [point_text(p) for p in result.points]
     else:
@@ -181,6 +183,7 @@ def cmd_solve(args) -> int:
         if "progress" in accepted:
             options["progress"] = progress
         result = solve(pts, args.k, method=args.method, **options)
+        say_why(progress, result)
     return _report(args, result, options, [point_text(p) for p in result.points])
 
 
@@ -273,11 +276,13 @@ def cmd_gap(args) -> int:
             raise UsageError(f"{args.chosen}: a node is listed twice")
         with progress_for(args, "gap") as progress:
             rep = gap(machine, ids, time_limit=time_limit, progress=progress)
+            say_why(progress, rep.reference)
         return print_gap(rep, args)
     pts, _ = load_instance(args)
     chosen = match_chosen(pts, read_points(args.chosen), args.chosen)
     with progress_for(args, "gap") as progress:
         rep = gap(pts, chosen, time_limit=time_limit, progress=progress)
+        say_why(progress, rep.reference)
     return print_gap(rep, args)
 
 

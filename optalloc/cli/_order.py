@@ -23,6 +23,7 @@ from ._common import (
     print_json,
     print_rows,
     progress_for,
+    say_why,
     seed,
 )
 
@@ -57,6 +58,7 @@ def cmd_order(args) -> int:
     with progress_for(args, "order") as progress:
         res = order_graph(machine, method=args.method, ring=args.ring, rng=args.seed,
                           time_limit=args.time_limit, iterations=args.iterations, progress=progress)
+        say_why(progress, res)
     labels = list(res.labels)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:

@@ -24,6 +24,7 @@ from ._common import (
     print_rows,
     progress_for,
     read_text,
+    say_why,
     seed,
     write_lines,
 )
@@ -89,6 +90,7 @@ def cmd_map(args) -> int:
     with progress_for(args, "map") as progress:
         res = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method=args.method, rng=args.seed,
                         time_limit=args.time_limit, iterations=args.iterations, progress=progress)
+        say_why(progress, res)
     base = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method="consecutive")
     report = mapping_report(W, machine, res.permutation)
     base_report = mapping_report(W, machine, base.permutation)
@@ -117,6 +119,7 @@ def cmd_qap(args) -> int:
     with progress_for(args, "qap") as progress:
         res = solve_qap(W, C, method=args.method, rng=args.seed, time_limit=args.time_limit,
                         iterations=args.iterations, progress=progress)
+        say_why(progress, res)
     sln = Path(args.file).with_suffix(".sln")
     known = read_solution(sln, W, C).value if sln.is_file() else None
     above = None if known is None or known == 0 else (res.objective - known) / known

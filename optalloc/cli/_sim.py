@@ -50,6 +50,7 @@ from ._common import (
     print_json,
     print_rows,
     progress_for,
+    say_why,
     seed,
 )
 from ._ksubset import parse_time_limit
@@ -239,6 +240,8 @@ def cmd_certify(args) -> int:
                            kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
                            resume=args.resume, workers=args.workers, cluster=args.scheduler_address,
                            total_time_limit=total)
+            if cert.termination == "total_time_limit":  # decisions left with cheap bounds
+                say_why(progress, cert)
         except ImportError as exc:
             raise UsageError(str(exc)) from None
     if args.plot:
