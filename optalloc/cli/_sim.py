@@ -252,7 +252,8 @@ def cmd_certify(args) -> int:
     else:
         shown = os.path.relpath(path) if args.trace is None else path
         shown = path if shown.startswith("..") else shown
-        print(f"certify: {shown}, {len(trace)} jobs, driver {cert.driver}")
+        # what reading the trace kept and skipped, as simulate's "trace" row
+        print(f"certify: {shown} ({trace.report.summary().splitlines()[0]}), driver {cert.driver}")
         print(cert.table())
         stopped = sum(r.status == "time_limit" for r in cert.rows)
         if stopped:
