@@ -8,6 +8,13 @@ plain line at most every ``interval`` seconds and one at the end, never a
 news (a solver without hooks, a long LP).  Standard output is never
 touched.
 
+The time left is estimated from the work done so far (the rate of the
+current stage), and only once enough of it is done (:data:`ETA_SHARE` of
+the count and :data:`ETA_SECONDS`); a stage that other work follows shows
+none, and so does one whose units differ in cost by orders of magnitude.
+A run that ends before its count (a time limit, an interrupt)
+says why on its last line (``stopped: time limit``).
+
 The library's solvers are silent unless asked: their ``progress=``
 argument takes None or False (the default: silent), True (a
 :class:`Progress` on standard error), a callable (called as each function
@@ -51,6 +58,10 @@ BAR_INTERVAL = 0.1
 TICK_INTERVAL = 0.5
 #: width of the own bar's gauge, in characters
 GAUGE = 20
+#: the time left is shown once this share of the count of the current stage is done ...
+ETA_SHARE = 0.1
+#: ... and this many seconds have been spent on it
+ETA_SECONDS = 2.0
 
 
 def _is_terminal(stream) -> bool:
@@ -126,16 +137,44 @@ class Progress:
     heartbeat : bool
         Keep the elapsed time moving in a thread while no update comes (off
         where the caller forks processes: a sweep's local workers).
+    clock : callable, optional
+        Seconds of a monotonic clock (default ``time.perf_counter``).
 
     Notes
     -----
     Thread-safe: updates may come from any thread.  Use it as a context
     manager, or call :meth:`close`; on an exception the bar is wiped and
-    no last line is written (the error message stays alone).
+    no last line is written (the error message stays alone), except on an
+    interrupt (``KeyboardInterrupt``), whose last line says
+    ``stopped: interrupted``.
+
+    The time left is ``spent * (total - n) / done``, from the count
+    ``done`` and the seconds ``spent`` since the current stage began (the
+    start, :meth:`stage`, or a count that went down), shown once ``done``
+    is at least :data:`ETA_SHARE` of the stage's count and ``spent`` at
+    least :data:`ETA_SECONDS`.
+
+    Examples
+    --------
+    >>> import io
+    >>> now = [0.0]
+    >>> log = io.StringIO()
+    >>> p = Progress(total=100, unit="jobs", label="simulate", stream=log, heartbeat=False, clock=lambda: now[0])
+    >>> now[0] = 1.0; p.track(5)
+    >>> p.line()                               # too little done to say
+    'simulate: 5/100 jobs (5%), 1.0 s'
+    >>> now[0] = 4.0; p.track(20)
+    >>> p.line()                               # 20 jobs in 4 s: 80 more take 16 s
+    'simulate: 20/100 jobs (20%), 4.0 s, about 16.0 s left'
+    >>> p.stop("time limit")
+    >>> p.close()
+    >>> log.getvalue()
+    'simulate: 20/100 jobs (20%), 4.0 s, stopped: time limit\\n'
     """
 
     def __init__(self, total=None, unit: str = "", label: str = "", stream=None, enabled: bool = True, *,
-                 initial: int = 0, interval: float = LINE_INTERVAL, style: str | None = None, heartbeat: bool = True):
+                 initial: int = 0, interval: float = LINE_INTERVAL, style: str | None = None, heartbeat: bool = True,
+                 clock=None):
         if style is not None and style not in STYLES:
             raise ValueError(f"`style` must be one of {', '.join(STYLES)} or None, got {style!r}")
         self.total, self.unit, self.label = total, unit or "", label or ""
@@ -153,7 +192,11 @@ class Progress:
         elif style == "tqdm" and not _have_tqdm():
             style = "bar"
         self.style = style
-        self.start = time.perf_counter()
+        self._now = time.perf_counter if clock is None else clock
+        self.start = self._now()
+        self._origin = (self.start, self.n)  # where the current stage began: (time, count)
+        self._estimate = True               # False: the count does not measure the work left (stage)
+        self.reason: str | None = None      # why the work ended before its count (stop)
         self.closed = not self.enabled
         self._lock = threading.RLock()
         self._bar = None            # the tqdm bar, made at the first draw
@@ -189,9 +232,32 @@ class Progress:
         with self._lock:
             if total is not None:
                 self.total = total
+            if done < self.n:  # a new count: the rate so far says nothing about it
+                self._origin = (self._now(), done)
             self.n = done
             self._set_postfix(postfix)
             self._changed()
+
+    def stage(self, name: str, total=None, *, estimate: bool = True) -> None:
+        """Begin a stage of the work: the count from 0 to ``total``, shown
+        with ``stage=name``, its time left from its own rate.
+        ``estimate=False``: the count does not measure the work left (other
+        work follows that it does not cover, or its units differ in cost by
+        orders of magnitude), so no time left is shown."""
+        if self.closed:
+            return
+        with self._lock:
+            self.total, self.n = total, 0
+            self._origin = (self._now(), 0)
+            self._estimate = bool(estimate)
+            self._set_postfix({"stage": name})
+            self._changed()
+
+    def stop(self, reason: str) -> None:
+        """The work ends before its count (``"time limit"``, ``"interrupted"``):
+        the last line says ``stopped: REASON``."""
+        with self._lock:
+            self.reason = str(reason)
 
     def _set_postfix(self, postfix: dict) -> None:
         for key, value in postfix.items():
@@ -224,7 +290,7 @@ class Progress:
             else:
                 self._wipe()
                 self._put(text + "\n")
-                self._last_line = time.perf_counter()
+                self._last_line = self._now()
                 if self.style == "bar":
                     self._draw()
             self._last_was_message = True
@@ -244,7 +310,9 @@ class Progress:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        self._end(ok=exc_type is None)
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            self.stop("interrupted")
+        self._end(ok=exc_type is None or self.reason == "interrupted")
         return False
 
     def _end(self, ok: bool) -> None:
@@ -261,6 +329,7 @@ class Progress:
                 if self._bar is not None or ok:
                     bar = self._tqdm()
                     if ok:
+                        bar.set_postfix_str(self._tqdm_postfix(), refresh=False)
                         bar.refresh()
                     else:
                         bar.leave = False
@@ -278,7 +347,7 @@ class Progress:
 
     def elapsed(self) -> float:
         """Seconds since the start."""
-        return time.perf_counter() - self.start
+        return self._now() - self.start
 
     def _count(self) -> str:
         unit = f" {self.unit}" if self.unit else ""
@@ -287,18 +356,34 @@ class Progress:
             return f"{_value(self.n)}/{_value(self.total)}{unit}{pct}"
         return f"{_value(self.n)}{unit}" if self.unit else ""
 
+    def left(self) -> float | None:
+        """Seconds left by the rate of the current stage; None until enough
+        is done to say, after the end, and where other work follows."""
+        if self.closed or not self._estimate or self.reason is not None or not self.total:
+            return None
+        t0, n0 = self._origin
+        done, todo, spent = self.n - n0, self.total - self.n, self._now() - t0
+        if done <= 0 or todo <= 0 or spent < ETA_SECONDS or done < ETA_SHARE * (self.total - n0):
+            return None
+        return spent * todo / done
+
     def _eta(self) -> str:
-        done = self.n - self.initial
-        if self.closed or self.total is None or done <= 0 or self.n >= self.total:
-            return ""
-        return f"about {_duration(self.elapsed() * (self.total - self.n) / done)} left"
+        left = self.left()
+        return "" if left is None else f"about {_duration(left)} left"
+
+    def _why(self) -> str:
+        return "" if self.reason is None else f"stopped: {self.reason}"
 
     def _postfix(self) -> str:
         return ", ".join(f"{k}={_value(v)}" for k, v in self.postfix.items())
 
+    def _tqdm_postfix(self) -> str:
+        return ", ".join(p for p in (self._why(), self._postfix()) if p)
+
     def line(self) -> str:
-        """The state as one plain line: ``label: 12/20 jobs (60%), 3.2 s, about 2.1 s left, best=7``."""
-        parts = [p for p in (self._count(), _duration(self.elapsed()), self._eta(), self._postfix()) if p]
+        """The state as one plain line: ``label: 12/20 jobs (60%), 3.2 s, about 2.1 s left, best=7``
+        (``stopped: REASON`` in place of the time left after :meth:`stop`)."""
+        parts = [p for p in (self._count(), _duration(self.elapsed()), self._eta(), self._why(), self._postfix()) if p]
         text = ", ".join(parts)
         return f"{self.label}: {text}" if self.label else text
 
@@ -316,10 +401,12 @@ class Progress:
         elif self.unit:
             parts.append(f"{_value(self.n)}{unit}")
         clock = _clock(self.elapsed())
-        done = self.n - self.initial
-        if not self.closed and self.total and 0 < done and self.n < self.total:
-            clock += "<" + _clock(self.elapsed() * (self.total - self.n) / done)
+        left = self.left()
+        if left is not None:
+            clock += "<" + _clock(left)
         parts.append(clock)
+        if self.reason is not None:
+            parts.append(self._why())
         post = self._postfix()
         if post:
             parts.append(post)
@@ -330,11 +417,12 @@ class Progress:
 
     def _changed(self) -> None:
         self._last_was_message = False
-        now = time.perf_counter()
+        now = self._now()
         if self.style == "tqdm":
             bar = self._tqdm()
-            bar.total = self.total
-            bar.set_postfix({k: _value(v) for k, v in self.postfix.items()}, refresh=False)
+            if bar.total != self.total:
+                self._tqdm_settings()
+            bar.set_postfix_str(self._tqdm_postfix(), refresh=False)
             bar.update(self.n - bar.n)
         elif self.style == "bar":
             if now - self._last_draw >= BAR_INTERVAL:
@@ -352,9 +440,9 @@ class Progress:
                     self._tqdm().refresh()
                 elif self.style == "bar":
                     self._draw()
-                elif time.perf_counter() - self._last_line >= self.interval:
+                elif self._now() - self._last_line >= self.interval:
                     self._put(self.line() + "\n")
-                    self._last_line = time.perf_counter()
+                    self._last_line = self._now()
                     self._last_was_message = False
 
     def _columns(self) -> int:
@@ -372,7 +460,7 @@ class Progress:
         text = self.bar_text(self._width())
         self._put("\r" + text + " " * max(0, self._drawn - len(text)))
         self._drawn = max(1, len(text))
-        self._last_draw = time.perf_counter()
+        self._last_draw = self._now()
 
     def _wipe(self) -> None:
         if self.style == "bar" and self._drawn:
@@ -393,14 +481,20 @@ class Progress:
             self._bar = _tqdm_class()(file=self.stream, initial=self.n, leave=True, dynamic_ncols=sized,
                                       ncols=None if sized else 80, mininterval=BAR_INTERVAL,
                                       **self._tqdm_options())
+            self._bar.progress = self  # its time left is ours (tqdm's own follows the recent rate)
             self._bar.start_t = self._bar.last_print_t = self._bar._time() - self.elapsed()  # our start
         return self._bar
 
     def _tqdm_options(self) -> dict:
-        # nothing counted: the time and the postfix only
-        plain = not (self.unit or self.total is not None)
+        # nothing counted: the time and the postfix only; a total: tqdm's bar with our time left
+        if not (self.unit or self.total is not None):
+            form = "{desc}: {elapsed}{postfix}"
+        elif self.total:
+            form = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{left}, {rate_fmt}{postfix}]"
+        else:
+            form = None
         return {"total": self.total, "desc": self.label, "unit": f" {self.unit}" if self.unit else "it",
-                "bar_format": "{desc}: {elapsed}{postfix}" if plain else None}
+                "bar_format": form}
 
     def _tqdm_settings(self) -> None:
         bar, options = self._bar, self._tqdm_options()
@@ -420,6 +514,14 @@ def _tqdm_class():
 
         class _Bar(tqdm):
             monitor_interval = 0
+            progress = None  # the Progress it draws
+
+            @property
+            def format_dict(self):
+                d = super().format_dict
+                left = None if self.progress is None else self.progress.left()
+                d["left"] = "" if left is None else "<" + _clock(left)
+                return d
 
         _TQDM = _Bar
     return _TQDM

@@ -9,6 +9,7 @@ files (:func:`files`); ``{small}`` stands for the bundled trace.
 from __future__ import annotations
 
 import math
+import re
 import shlex
 
 import numpy as np
@@ -70,15 +71,17 @@ CLI = [
     ("solve --points empty.txt --k 2", "file is empty"),
     ("solve --points badpts.txt --k 2", "line 2: not a number"),
     ("solve --points nanpts.txt --k 2", "NaN"),
-    ("solve --points pts.txt --k 0", "`k` must be between 1 and the number of points (5)"),
-    ("solve --points pts.txt --k 9", "`k` must be between 1 and the number of points (5)"),
+    ("solve --points pts.txt --k 0", "--k must be between 1 and the number of points (5)"),
+    ("solve --points pts.txt --k 9", "--k must be between 1 and the number of points (5)"),
     ("solve --points pts.txt --k x", "--k: invalid int value"),
     ("solve --points pts.txt --k 2 --method nope", "--method: invalid choice"),
     ("solve --points pts.txt --k 2 --method exact --time-limit 0", "--time-limit must be positive"),
     ("solve --points pts.txt --k 2 --method exact --time-limit nan", "--time-limit must be positive"),
     ("solve --points pts.txt --k 2 --method exact --time-limit -1", "--time-limit must be positive"),
     ("solve --points pts.txt --k 2 --method gen-alg --time-limit 5", "does not apply to method 'gen-alg'"),
-    ("solve --points pts.txt --k 2 --method ptas --strips 0", "`m` must be between 1 and k"),
+    ("solve --points pts.txt --k 2 --method ptas --strips 0", "--strips must be between 1 and k"),
+    ("solve --points pts.txt --k 2 --method line", "--points must be one-dimensional for method 'line'"),
+    ("solve --machine 4x4 --k 2 --method line", "--machine must be one-dimensional for method 'line'"),
     ("solve --points many.txt --k 4 --method ptas", "structures even with m = 1"),
     ("solve --points pts.txt --k 2 --out out.txt", "out.txt exists; pass --force"),
     ("solve --points pts.txt --k 2 --out nodir/x.txt", "folder"),
@@ -87,10 +90,10 @@ CLI = [
     ("solve --machine '8x8 torus' --k 2 --method ptas", "'ptas' needs a mesh; on a 8x8 torus use one of: brute"),
     ("solve --machine '8x8 torus' --k 2 --method mc1x1 --tie-break default", "--tie-break does not apply on a 8x8 torus"),
     ("solve --machine '8x8 torus' --k 2 --method mm --time-limit 5", "--time-limit does not apply to method 'mm'"),
-    ("solve --machine dragonfly --k 100 --method gen-alg", "`k` must be between 1 and the number of free nodes (72)"),
-    ("solve --machine dragonfly:8,4,2,2 --k 2", "`groups` - 1 (7) must divide"),
-    ("solve --machine fattree:3 --k 2", "`k` must be an even integer >= 2, got 3"),
-    ("order --machine dragonfly:9,4,2,2,sideways", "`arrangement` must be one of"),
+    ("solve --machine dragonfly --k 100 --method gen-alg", "--k must be between 1 and the number of free nodes (72)"),
+    ("solve --machine dragonfly:8,4,2,2 --k 2", "--machine: 'dragonfly:8,4,2,2': groups - 1 (7) must divide"),
+    ("solve --machine fattree:3 --k 2", "--machine: 'fattree:3': k must be an even integer >= 2, got 3"),
+    ("order --machine dragonfly:9,4,2,2,sideways", "arrangement must be one of"),
     # gap
     ("gap --points pts.txt --chosen missing.txt", "missing.txt: no such file"),
     ("gap --points pts.txt --chosen notfree.txt", "not a free point"),
@@ -101,8 +104,14 @@ CLI = [
     ("order --machine 4x4 --time-limit 0", "--time-limit must be positive"),
     ("order --machine 4x4 --weight w", "--weight names the link lengths of a network file"),
     ("order --machine 4x4 --out out.txt", "out.txt exists"),
+    ("order --machine 4x4 --method ip", "--machine has 16 nodes; order_ip solves at most 12 without a --time-limit"),
+    ("order --machine 4x4 --seed -1", "argument --seed: must be a non-negative integer, got '-1'"),
     # map, qap
-    ("map --pattern bogus:4 --machine 4x4", "`spec` must be one of"),
+    ("map --pattern bogus:4 --machine 4x4", "--pattern must be one of"),
+    ("map --pattern stencil:0x4 --machine 4x4", "--pattern: shape sides must be positive integers"),
+    ("map --pattern random:9:2 --machine 4x4", "--pattern: density must be between 0 and 1"),
+    ("map --pattern ring:12 --machine 4x4 --method exact", "n = 16 needs a --time-limit"),
+    ("map --pattern ring:4 --machine 4x4 --seed -2", "argument --seed: must be a non-negative integer"),
     ("map --pattern stencil:8x8 --machine 4x4", "64 tasks do not fit on 16 nodes"),
     ("map --comm badcomm.csv --machine 4x4", "badcomm.csv, line 2"),
     ("map --pattern ring:4 --machine 4x4 --weight w", "--weight"),
@@ -113,7 +122,14 @@ CLI = [
     ("simulate missing.swf --machine 8x4", "missing.swf: no such trace file"),
     ("simulate empty.swf --machine 8x4", "empty.swf"),
     ("simulate {small} --machine 8x4 --allocator nonsense", "1d:ORDER:STRATEGY"),
-    ("simulate {small} --machine 8x4 --allocator 1d:nope:best-fit", "`order` must be one of"),
+    ("simulate {small} --machine 8x4 --allocator 1d:nope:best-fit", "--allocator '1d:nope:best-fit': order must be one of"),
+    ("simulate {small} --machine 8x4 --allocator mm:foo=1", "--allocator: method 'mm' does not take option 'foo'"),
+    ("simulate {small} --machine 8x4 --allocator random:seed=x", "--allocator 'random': seed must be an integer"),
+    ("simulate {small} --machine 8x4 --allocator mc1x1:tie=1,2", "the allocator's tie must be (SR, AF, WF, BF)"),
+    ("simulate {small} --machine 8x4 --seed -1", "argument --seed: must be a non-negative integer"),
+    ("simulate {small} --machine 8x4 --work-multiple 0", "--work-multiple must be a positive finite number"),
+    ("simulate {small} --machine 8x4 --replication 0", "--replication must be an integer of at least 1"),
+    ("simulate {small} --machine 8x4 --runtime-model nope", "--runtime-model must be 'none' or"),
     ("simulate {small} --machine 8x4 --scheduler nope", "--scheduler: invalid choice"),
     ("simulate {small} --machine 8x4 --scale 0", "--scale must be a positive integer"),
     ("simulate {small} --machine 8x4 --jobs 0", "--jobs must be positive"),
@@ -127,7 +143,7 @@ CLI = [
     ("simulate {small} --machine dragonfly --allocator dfly:nope", "unknown dragonfly allocator 'nope'"),
     ("simulate {small} --machine dragonfly --allocator dfly:slurm:seed=2", "dfly:slurm takes no option"),
     ("simulate {small} --machine dragonfly --allocator 1d:graph-nope", "graph-METHOD with METHOD one of"),
-    ("simulate {small} --machine fat-tree:3", "`k` must be an even integer"),
+    ("simulate {small} --machine fat-tree:3", "--machine: 'fat-tree:3': k must be an even integer"),
     ("simulate {small} --machine dragonfly:4,4,2", "must divide"),
     # certify
     ("certify --time-limit 0", "--time-limit must be positive"),
@@ -143,6 +159,10 @@ CLI = [
     ("gap --machine '8x8 torus' --chosen torus-far.txt", "not a node of the 8x8 torus"),
     ("certify --driver nonsense", "random[:seed=N]"),
     ("certify --allocators ,", "at least one allocator"),
+    ("certify --allocators mm,mm", "--allocators lists 'mm' twice"),
+    ("certify --allocators nonsense", "--allocators: unknown method 'nonsense'"),
+    ("certify --driver 1d:nope:best-fit", "--driver '1d:nope:best-fit': order must be one of"),
+    ("certify --workers 2 --scheduler-address nope", "--scheduler-address must be an address such as"),
     ("certify --resume", "--resume continues the file of --out"),
     ("certify --out out.csv", "out.csv exists"),
     # sweep, bench, the command itself
@@ -167,6 +187,8 @@ def test_command_line(line, message, files, capsys):
     assert len(lines) == 1 and lines[0].startswith("optalloc: error: "), err
     assert "Traceback" not in err
     assert message in lines[0]
+    if argv[0] != "sweep":  # the options the user typed, not the library's parameters
+        assert not re.search(r"`\w+`", lines[0]), lines[0]
 
 
 PTS = [[0, 0], [1, 0], [0, 1], [1, 1], [2, 2]]

@@ -104,8 +104,8 @@ def _bad(tmp_path, name, text):
     "argv, match",
     [
         (["solve", "--map", MESH, "--k", "3", "--method", "nope"], "invalid choice"),
-        (["solve", "--map", MESH, "--k", "0"], "`k` must be between 1"),
-        (["solve", "--map", MESH, "--k", "100000"], "`k` must be between 1"),
+        (["solve", "--map", MESH, "--k", "0"], "--k must be between 1"),
+        (["solve", "--map", MESH, "--k", "100000"], "--k must be between 1"),
         (["solve", "--map", MESH, "--k", "two"], "invalid int value"),
         (["solve", "--map", "does-not-exist.txt", "--k", "3"], "no such file"),
         (["solve", "--machine", "does-not-exist.txt", "--k", "3"], "no such file"),

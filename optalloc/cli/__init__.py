@@ -10,19 +10,24 @@ Every command names its machine with ``--machine SPEC``
 ``torus:4x4``, a machine map, a network file); ``solve`` and ``gap`` also
 take a machine map as ``--map FILE`` or points as ``--points FILE``.
 
+Standard output carries results only; standard error carries progress
+(none with ``-q``), the solvers' logs (``--verbose`` only) and errors.
+
 Exit codes: 0 success, 1 no solution found (or a failed check), 2 bad
 input (one line on stderr, no traceback), 130 interrupted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
 from optalloc import __version__
+from optalloc._pyomo import solver_logs
 
 from . import _bench, _ksubset, _order, _plot, _qap, _sim
-from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageError
+from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageError, name_flags
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NO_SOLUTION", "EXIT_OK", "UsageError", "build_parser", "main"]
 
@@ -46,11 +51,17 @@ def build_parser() -> Parser:
 def main(argv=None) -> int:
     """Run ``optalloc`` with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
     parser = build_parser()
+    args = None
     try:
         args = parser.parse_args(argv)
-        return args.func(args)
-    except (UsageError, ValueError) as exc:
+        # --verbose: every solver's log on standard error
+        with solver_logs() if getattr(args, "verbose", False) else contextlib.nullcontext():
+            return args.func(args)
+    except UsageError as exc:
         print(f"optalloc: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ValueError as exc:  # from the library: its parameters renamed to the options that give them
+        print(f"optalloc: error: {_one_line(name_flags(str(exc), getattr(args, 'flags', {})))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # output piped into a reader that stopped (head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

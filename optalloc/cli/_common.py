@@ -10,9 +10,11 @@ of each package (those of its ``__all__``) and the shared core modules
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import re
 
 import numpy as np
 
@@ -32,6 +34,41 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):  # one line instead of usage + message
         raise UsageError(message)
+
+
+# ---------------------------------------------------------------- naming the options
+
+_PARAMETER = re.compile(r"`(\w+)`")
+
+
+def name_flags(message: str, flags: dict) -> str:
+    """``message`` of a library ValueError, each backticked parameter that
+    ``flags`` maps (``{"k": "--k"}``) replaced by the option the user typed."""
+    return _PARAMETER.sub(lambda m: flags.get(m[1], m[0]), message)
+
+
+@contextlib.contextmanager
+def about(flag: str, flags: dict | None = None):
+    """Turn a ValueError of the block into a UsageError about ``flag``
+    (``--allocator: unknown method 'nope'``): parameters that ``flags`` maps
+    are renamed, the others lose their backticks, and the message starts
+    with ``flag`` unless it names it already."""
+    try:
+        yield
+    except ValueError as exc:
+        message = _PARAMETER.sub(lambda m: (flags or {}).get(m[1], m[1]), name_flags(str(exc), flags or {}))
+        raise UsageError(message if flag in message else f"{flag}: {message}") from None
+
+
+def seed(text: str) -> int:
+    """``--seed``: a non-negative integer (an argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return value
 
 
 # ---------------------------------------------------------------- text
@@ -120,25 +157,49 @@ def point_text(p) -> str:
 # ---------------------------------------------------------------- progress
 
 #: ``--quiet``, on every command that can run for more than a couple of seconds
-QUIET_HELP = ("no progress on standard error (by default: a bar on a terminal, a line every few seconds and one at "
-              "the end in a log)")
+QUIET_HELP = ("nothing on standard error unless it fails: no progress (by default: a bar on a terminal, a line "
+              "every few seconds and one at the end in a log), no solver log")
+#: ``--verbose``, on the commands whose solvers keep a log (HiGHS through Pyomo, the exact solver's rounds)
+VERBOSE_HELP = "the solvers' logs on standard error, in place of the progress"
 #: ``--progress``, kept for one release
 PROGRESS_HELP = "accepted for one release and ignored: progress is now shown by default (--quiet hides it)"
 
 
-def add_quiet(p, *, progress_help: str | None = None) -> None:
-    """``-q/--quiet``; with ``progress_help``, the old ``--progress`` beside it
-    (one or the other)."""
-    group = p.add_mutually_exclusive_group() if progress_help else p
+def add_quiet(p, *, progress_help: str | None = None, verbose: bool = False) -> None:
+    """``-q/--quiet``; with ``progress_help``, the old ``--progress`` beside
+    it; with ``verbose``, ``--verbose`` (one of them)."""
+    group = p.add_mutually_exclusive_group() if progress_help or verbose else p
     group.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
+    if verbose:
+        group.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     if progress_help:
         group.add_argument("--progress", action="store_true", help=progress_help)
 
 
+#: a result's termination that ends the work before its count -> the words of the last progress line
+STOPPED = {"time_limit": "time limit", "total_time_limit": "total time limit", "iteration_limit": "iteration limit",
+           "gap_limit": "gap limit"}
+
+
+def say_why(progress: Progress, result, termination: str | None = None) -> None:
+    """Let the last line of ``progress`` say why the work of ``result``
+    ended before its count (``stopped: time limit``): a limit of the solver
+    (``termination``, by default the result's), or a proof of optimality
+    that left the rest of the count needless."""
+    if termination is None:
+        termination = getattr(result, "termination", None)
+    if termination in STOPPED:
+        progress.stop(STOPPED[termination])
+    elif getattr(result, "status", None) == "optimal" and progress.total and progress.n < progress.total:
+        progress.stop("proven optimal")
+
+
 def progress_for(args, label: str, *, enabled: bool = True, **options) -> Progress:
-    """The progress of a command on standard error (silent with ``--quiet``);
-    use it as a context manager around the work, after the input is checked."""
-    return Progress(label=label, enabled=enabled and not args.quiet, **options)
+    """The progress of a command on standard error (silent with ``--quiet``,
+    and with ``--verbose``, whose solver logs replace it); use it as a
+    context manager around the work, after the input is checked."""
+    shown = enabled and not args.quiet and not getattr(args, "verbose", False)
+    return Progress(label=label, enabled=shown, **options)
 
 
 # ---------------------------------------------------------------- machines
@@ -154,7 +215,8 @@ def load_machine(spec: str, *, option: str = "--machine", weight: str | None = N
         if message.startswith("`machine` must be") and not os.path.exists(spec) and _looks_like_path(spec):
             raise UsageError(f"{option} {spec}: no such file (nor a shape such as 16x16, "
                              f"'8x8 torus' or torus:4x4)") from None
-        raise UsageError(f"{option}: {message.replace('`machine` ', '', 1)}") from None
+        message = _PARAMETER.sub(r"\1", message.replace("`machine` ", "", 1))  # the parts of SPEC, plain
+        raise UsageError(f"{option}: {message}") from None
 
 
 def _looks_like_path(spec: str) -> bool:

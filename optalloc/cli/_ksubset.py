@@ -27,12 +27,15 @@ from ._common import (
     print_rows,
     progress_for,
     rows_by_point,
+    say_why,
     write_lines,
 )
 
 #: solve option -> the flag that gives it
 FLAGS = {"time_limit": "--time-limit", "tie_break": "--tie-break", "request": "--request",
-         "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--progress"}
+         "ring_length": "--ring-length", "shape": "--shape", "m": "--strips", "verbose": "--verbose"}
+#: parameters of solve and gap -> the options that give them (for the library's messages)
+SOLVE_FLAGS = {**FLAGS, "k": "--k", "chosen": "--chosen"}
 
 
 #: solve methods that can run for long: progress on standard error (unless --quiet)
@@ -73,6 +76,11 @@ def parse_tie_break(text: str | None):
         return (int(parts[0]), *(float(p) for p in parts[1:]))
     except ValueError:
         raise UsageError(f"--tie-break must be 'default', 'off' or SR,AF,WF,BF with an integer SR, got {text!r}") from None
+
+
+def _source(args) -> str:
+    """The option that gave the instance: ``--points``, ``--map`` or ``--machine``."""
+    return "--points" if args.points is not None else "--map" if args.map is not None else "--machine"
 
 
 def _given_machine(args):
@@ -125,7 +133,7 @@ def _solve_on_machine(args, machine) -> int:
         if getattr(args, name, None) is not None:
             raise UsageError(f"{FLAGS.get(name, '--' + name.replace('_', '-'))} does not apply on a "
                              f"{machine.describe()}")
-    options = {}
+    options = {"verbose": True} if args.verbose and args.method == "exact" else {}
     if args.time_limit is not None and args.method not in ("exact", "brute"):
         raise UsageError(f"--time-limit does not apply to method {args.method!r}")
     if args.method in ("exact", "brute"):
@@ -133,8 +141,9 @@ def _solve_on_machine(args, machine) -> int:
         if limit is not None:
             options["time_limit"] = limit
     check_out(args.out, args.force)
-    with progress_for(args, f"solve {args.method}", enabled=args.method in LONG_METHODS):
+    with progress_for(args, f"solve {args.method}", enabled=args.method in LONG_METHODS) as progress:
         result = solve(machine, args.k, method=args.method, **options)
+        say_why(progress, result)
     if machine.is_grid:
         chosen = [point_text(p) for p in result.points]
     else:
@@ -143,6 +152,7 @@ def _solve_on_machine(args, machine) -> int:
 
 
 def cmd_solve(args) -> int:
+    args.flags = {**args.flags, "points": _source(args)}  # the library's messages about the points
     machine = _given_machine(args)
     if machine is not None and machine.kind != "mesh":  # a torus or network: solved in its own metric
         return _solve_on_machine(args, machine)
@@ -155,8 +165,8 @@ def cmd_solve(args) -> int:
         "request": parse_shape(args.request, "--request") if args.request else None,
         "ring_length": args.ring_length,
         "m": args.strips,
-        # --progress (kept for one release): exact's detailed log, one line per cut round
-        "verbose": True if args.progress and args.method == "exact" else None,
+        # --verbose (and --progress, kept for one release): exact's detailed log, one line per cut round
+        "verbose": True if (args.verbose or args.progress) and "verbose" in accepted else None,
     }
     options = {}
     for name, value in wanted.items():
@@ -173,6 +183,7 @@ def cmd_solve(args) -> int:
         if "progress" in accepted:
             options["progress"] = progress
         result = solve(pts, args.k, method=args.method, **options)
+        say_why(progress, result)
     return _report(args, result, options, [point_text(p) for p in result.points])
 
 
@@ -254,6 +265,7 @@ def chosen_nodes(machine, path: str) -> np.ndarray:
 
 
 def cmd_gap(args) -> int:
+    args.flags = {**args.flags, "points": _source(args)}  # the library's messages about the points
     time_limit = parse_time_limit(args.time_limit, GAP_TIME_LIMIT)
     machine = load_machine(args.machine) if args.machine is not None else None
     if machine is not None and machine.kind != "mesh":
@@ -264,11 +276,13 @@ def cmd_gap(args) -> int:
             raise UsageError(f"{args.chosen}: a node is listed twice")
         with progress_for(args, "gap") as progress:
             rep = gap(machine, ids, time_limit=time_limit, progress=progress)
+            say_why(progress, rep.reference)
         return print_gap(rep, args)
     pts, _ = load_instance(args)
     chosen = match_chosen(pts, read_points(args.chosen), args.chosen)
     with progress_for(args, "gap") as progress:
         rep = gap(pts, chosen, time_limit=time_limit, progress=progress)
+        say_why(progress, rep.reference)
     return print_gap(rep, args)
 
 
@@ -310,12 +324,12 @@ def register(sub) -> None:
     p.add_argument("--ring-length", type=float, metavar="L", help="line: circumference of a ring")
     p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default: the largest the PTAS's "
                    "budget of structures allows)")
-    add_quiet(p, progress_help="kept for one release: progress is now shown by default (--quiet hides it); with "
-              "--method exact it asks for the detailed log instead, one line per cut round")
+    add_quiet(p, verbose=True, progress_help="kept for one release: progress is now shown by default (--quiet hides "
+              "it); with --method exact it asks for the detailed log instead, as --verbose does")
     p.add_argument("--out", metavar="FILE", help="write the chosen points to FILE (a points file)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_solve)
+    p.set_defaults(func=cmd_solve, flags=SOLVE_FLAGS)
 
     p = sub.add_parser("gap", help="how far a given allocation is from optimal",
                        description="Evaluate an allocation against the optimum or proven bounds, in the "
@@ -329,4 +343,4 @@ def register(sub) -> None:
                    "'none': no limit)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_quiet(p)
-    p.set_defaults(func=cmd_gap)
+    p.set_defaults(func=cmd_gap, flags=SOLVE_FLAGS)

@@ -23,7 +23,13 @@ from ._common import (
     print_json,
     print_rows,
     progress_for,
+    say_why,
+    seed,
 )
+
+#: parameters of order_graph -> the options that give them (for the library's messages)
+ORDER_FLAGS = {"time_limit": "--time-limit", "iterations": "--iterations", "rng": "--seed", "weight": "--weight",
+               "machine": "--machine", "G": "--machine", "D": "--machine", "method": "--method"}
 
 
 def check_weight(args, machine) -> None:
@@ -52,6 +58,7 @@ def cmd_order(args) -> int:
     with progress_for(args, "order") as progress:
         res = order_graph(machine, method=args.method, ring=args.ring, rng=args.seed,
                           time_limit=args.time_limit, iterations=args.iterations, progress=progress)
+        say_why(progress, res)
     labels = list(res.labels)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
@@ -93,9 +100,9 @@ def register(sub) -> None:
     p.add_argument("--ring", action="store_true", help="rank distance around a ring of ranks")
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds for the search or the IP")
     p.add_argument("--iterations", type=int, metavar="N", help="tabu moves (default 20 N without a time limit)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     p.add_argument("--out", metavar="FILE", help="write the order, one node per line (JSON list for .json)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_quiet(p)
-    p.set_defaults(func=cmd_order)
+    add_quiet(p, verbose=True)
+    p.set_defaults(func=cmd_order, flags=ORDER_FLAGS)

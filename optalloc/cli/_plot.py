@@ -28,12 +28,24 @@ from ._common import EXIT_OK, Parser, UsageError, check_out
 from ._sim import split_allocators
 
 FIGURE_EXTS = (".png", ".svg", ".pdf")
+#: parameters of the plot functions -> the options that give them (for the library's messages)
+PLOT_FLAGS = {"allocators": "--allocators", "kind": "--kind", "baseline": "--baseline", "other": "--other",
+              "buckets": "--buckets", "metric": "--metric", "title": "--title", "path": "-o",
+              "db": "the file", "certification": "CERT", "out": "--out"}
 
 
 def _input(path: str, what: str) -> str:
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such {what} file")
     return path
+
+
+def _allocator(cert, name: str, option: str, *others: str) -> str:
+    """``name`` when it is an allocator of ``cert`` (or one of ``others``); a
+    UsageError naming ``option`` otherwise."""
+    if name not in (*cert.names, *others):
+        raise UsageError(f"{option} must be one of {', '.join((*cert.names, *others))}, got {name!r}")
+    return name
 
 
 def _buckets(text: str):
@@ -59,6 +71,8 @@ def cmd_plot(args) -> int:
                                title=args.title)
             what = f"ratios of {len(names or cert.names)} allocators over {len(cert)} decisions"
         else:
+            _allocator(cert, args.baseline, "--baseline")
+            _allocator(cert, args.other, "--other", "optimum")
             plot_improvement_by_size(cert, args.out, baseline=args.baseline, other=args.other,
                                      buckets=_buckets(args.buckets), overwrite=args.force, title=args.title)
             what = f"{args.other} against {args.baseline} over {len(cert)} decisions"
@@ -70,7 +84,7 @@ def _common(p) -> None:
     p.add_argument("-o", "--out", required=True, metavar="FIGURE", help="image file: .png, .svg or .pdf")
     p.add_argument("--force", action="store_true", help="overwrite an existing image file")
     p.add_argument("--title", help="the figure's title (default: what it shows)")
-    p.set_defaults(func=cmd_plot)
+    p.set_defaults(func=cmd_plot, flags=PLOT_FLAGS)
 
 
 def register(sub) -> None:

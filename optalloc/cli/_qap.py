@@ -13,6 +13,7 @@ from optalloc.qap import solve as solve_qap
 from ._common import (
     EXIT_OK,
     UsageError,
+    about,
     add_quiet,
     check_at_least_one,
     check_out,
@@ -23,9 +24,16 @@ from ._common import (
     print_rows,
     progress_for,
     read_text,
+    say_why,
+    seed,
     write_lines,
 )
 from ._order import check_weight
+
+#: parameters of map_tasks and solve -> the options that give them (for the library's messages)
+MAP_FLAGS = {"time_limit": "--time-limit", "iterations": "--iterations", "rng": "--seed", "weight": "--weight",
+             "machine": "--machine", "nodes": "--nodes", "criterion": "--criterion", "method": "--method",
+             "W": "the communication matrix", "limit": "the limit"}
 
 #: measures of the mapping report printed next to the consecutive mapping
 MEASURES = ("hop_bytes", "max_dilation", "weighted_dilation", "max_link_load", "mean_link_load")
@@ -34,8 +42,8 @@ MEASURES = ("hop_bytes", "max_dilation", "weighted_dilation", "max_link_load", "
 def add_search(p) -> None:
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds (tabu default: 1000 n iterations)")
     p.add_argument("--iterations", type=int, metavar="N", help="tabu moves, GRASP constructions or FAQ starts")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    add_quiet(p)
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
+    add_quiet(p, verbose=True)
 
 
 def check_search(args) -> None:
@@ -73,11 +81,16 @@ def cmd_map(args) -> int:
     check_out(args.out, args.force)
     machine = load_machine(args.machine, weight=args.weight)
     check_weight(args, machine)
-    W = read_matrix(args.comm) if args.comm else parse_pattern(args.pattern, rng=args.seed)
+    if args.comm:
+        W = read_matrix(args.comm)
+    else:
+        with about("--pattern", {"spec": "--pattern"}):
+            W = parse_pattern(args.pattern, rng=args.seed)
     nodes = partition(machine, args.nodes)
     with progress_for(args, "map") as progress:
         res = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method=args.method, rng=args.seed,
                         time_limit=args.time_limit, iterations=args.iterations, progress=progress)
+        say_why(progress, res)
     base = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method="consecutive")
     report = mapping_report(W, machine, res.permutation)
     base_report = mapping_report(W, machine, base.permutation)
@@ -106,6 +119,7 @@ def cmd_qap(args) -> int:
     with progress_for(args, "qap") as progress:
         res = solve_qap(W, C, method=args.method, rng=args.seed, time_limit=args.time_limit,
                         iterations=args.iterations, progress=progress)
+        say_why(progress, res)
     sln = Path(args.file).with_suffix(".sln")
     known = read_solution(sln, W, C).value if sln.is_file() else None
     above = None if known is None or known == 0 else (res.objective - known) / known
@@ -142,7 +156,7 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="write the node of each task, one per line")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_map)
+    p.set_defaults(func=cmd_map, flags=MAP_FLAGS)
 
     p = sub.add_parser("qap", help="solve a QAPLIB instance",
                        description="Solve a quadratic assignment instance in QAPLIB format; a NAME.sln beside "
@@ -151,4 +165,4 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="tabu", help="solver (default tabu)")
     add_search(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_qap)
+    p.set_defaults(func=cmd_qap, flags=MAP_FLAGS)

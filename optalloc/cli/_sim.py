@@ -46,6 +46,7 @@ from ._common import (
     EXIT_OK,
     PROGRESS_HELP,
     UsageError,
+    about,
     add_quiet,
     check_out,
     fmt,
@@ -53,6 +54,8 @@ from ._common import (
     print_json,
     print_rows,
     progress_for,
+    say_why,
+    seed,
 )
 from ._ksubset import parse_time_limit
 
@@ -60,6 +63,15 @@ from ._ksubset import parse_time_limit
 CERTIFY_TIME_LIMIT = 60.0
 
 SCHEDULER_NAMES = tuple(SCHEDULERS)
+#: parameters of simulate and certify -> the options that give them (for the library's messages)
+RUN_FLAGS = {"machine": "--machine", "scale": "--scale", "jobs": "--jobs", "oversize": "--oversize",
+             "work_multiple": "--work-multiple", "replication": "--replication", "runtime_model": "--runtime-model",
+             "allocator": "--allocator", "allocators": "--allocators", "driver": "--driver", "workers": "--workers",
+             "scheduler": "--scheduler-address", "cluster": "--scheduler-address", "out": "--out",
+             # an allocator's options, found wrong when it first runs
+             "tie_break": "the allocator's tie", "request": "the allocator's request"}
+#: names inside an allocator spec (``mc1x1:tie=...``) that differ from the Python parameter
+SPEC_FLAGS = {"tie_break": "tie"}
 OUT_EXTS = (".csv", ".jsonl", ".json")
 
 
@@ -142,8 +154,9 @@ def transformed(trace, args):
 def cmd_simulate(args) -> int:
     machine = empty_machine(args)
     ext = check_out(args.out, args.force, exts=(".csv",) if args.format == "batsim" else OUT_EXTS)
-    allocator = parse_allocator(seeded(args.allocator, args.seed))  # bad names raise ValueError: exit 2
-    check_allocator(allocator, machine)  # an allocator that does not fit the machine: exit 2, before any work
+    with about("--allocator", {**SPEC_FLAGS, "allocator": "--allocator"}):  # bad names: exit 2
+        allocator = parse_allocator(seeded(args.allocator, args.seed))
+        check_allocator(allocator, machine)  # an allocator that does not fit the machine: exit 2, before any work
     model = parse_runtime_model(args.runtime_model, seed=args.seed)
     trace = transformed(load_trace(args.trace, machine, args), args)
     with progress_for(args, "simulate") as progress:
@@ -210,8 +223,10 @@ def cmd_certify(args) -> int:
     names = split_allocators(args.allocators) if args.allocators else list(default_allocators(machine))
     names = [seeded(n, args.seed) for n in names]
     driver = seeded(args.driver if args.driver is not None else default_driver(machine), args.seed)
-    for spec in [*names, driver]:
-        parse_allocator(spec)  # unknown names: ValueError, exit 2, before any work
+    for flag, specs in (("--allocators", names), ("--driver", [driver])):
+        with about(flag, {**SPEC_FLAGS, "allocator": flag}):  # unknown names: exit 2, before any work
+            for spec in specs:
+                parse_allocator(spec)
     time_limit = None if args.no_exact else parse_time_limit(args.time_limit, CERTIFY_TIME_LIMIT)
     if args.no_exact and args.time_limit is not None:
         raise UsageError("--time-limit applies to the exact solves: not with --no-exact")
@@ -229,6 +244,8 @@ def cmd_certify(args) -> int:
                            kill_at_estimate=not args.full_runtime, out=args.out, overwrite=args.force,
                            resume=args.resume, workers=args.workers, cluster=args.scheduler_address,
                            total_time_limit=total)
+            if cert.termination == "total_time_limit":  # decisions left with cheap bounds
+                say_why(progress, cert)
         except ImportError as exc:
             raise UsageError(str(exc)) from None
     if args.plot:
@@ -239,7 +256,8 @@ def cmd_certify(args) -> int:
     else:
         shown = os.path.relpath(path) if args.trace is None else path
         shown = path if shown.startswith("..") else shown
-        print(f"certify: {shown}, {len(trace)} jobs, driver {cert.driver}")
+        # what reading the trace kept and skipped, as simulate's "trace" row
+        print(f"certify: {shown} ({trace.report.summary().splitlines()[0]}), driver {cert.driver}")
         print(cert.table())
         stopped = sum(r.status == "time_limit" for r in cert.rows)
         if stopped:
@@ -337,7 +355,8 @@ def add_run_options(p, *, machine_default):
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_quiet(p, progress_help=PROGRESS_HELP)
-    p.add_argument("--seed", type=int, default=0, help="seed of 'random' allocators given without one (default 0)")
+    p.add_argument("--seed", type=seed, default=0,
+                   help="seed of 'random' allocators given without one (default 0)")
 
 
 def add_workload_options(p):
@@ -370,7 +389,7 @@ def register(sub) -> None:
     p.add_argument("--format", default="jobs", choices=("jobs", "batsim"),
                    help="what --out holds: jobs (default; every per-job record, .csv or .jsonl) or batsim "
                    "(.csv in the job layout of Batsim's _jobs.csv, which evalys reads)")
-    p.set_defaults(func=cmd_simulate)
+    p.set_defaults(func=cmd_simulate, flags=RUN_FLAGS)
 
     p = sub.add_parser("certify", help="certified optimality gaps of allocators along a trace",
                        description="One allocator (the driver) places the jobs; at every decision the "
@@ -399,7 +418,7 @@ def register(sub) -> None:
                    help="seconds for the whole run, shared among the decisions as they are solved (at most "
                         "--time-limit each); decisions not solved by then keep cheap bounds")
     add_run_options(p, machine_default="8x4")
-    p.set_defaults(func=cmd_certify)
+    p.set_defaults(func=cmd_certify, flags=RUN_FLAGS)
 
     p = sub.add_parser(
         "sweep", help="run a grid of trace simulations into an SQLite file (resumable)",

@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._pyomo import silent_highs, solver_output_to_stderr
+from .._pyomo import silent_highs, solver_output
 from .._subset import metric_subset_result
 from .._validate import validate_positive
 from .bounds._metric import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
@@ -211,7 +211,7 @@ def _pairwise_mip(D, k, *, ids, coords=None, time_limit=None):
     x0[n + pid[g_rows[:, None], g_rows[None, :]][np.triu_indices(k, 1)]] = 1.0
     sol = highspy.HighsSolution()
     sol.col_value = x0.tolist()
-    with solver_output_to_stderr():
+    with solver_output():
         h.setSolution(sol)
         h.run()
     status = h.getModelStatus()

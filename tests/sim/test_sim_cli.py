@@ -102,6 +102,37 @@ def test_certify_json(capsys):
     assert [s["name"] for s in data["summary"]] == ["mm", "gen-alg", "mc1x1", "mm-inc", "1d:gilbert:best-fit"]
 
 
+def test_certify_reports_the_jobs_it_skipped(tmp_path, capsys):
+    """Jobs larger than the machine are skipped on reading; certify says so
+    in its table, its first line and its JSON, as simulate does."""
+    sizes = [3, 20, 5, 16, 17, 2]  # on a 4 x 4 mesh (16 nodes): 20 and 17 do not fit
+    trace = tmp_path / "t.swf"
+    trace.write_text("".join(f"{i} {10 * i} 0 100 {p} -1 -1 {p} 200 -1 1 1 1 1 1 1 -1 -1\n"
+                             for i, p in enumerate(sizes, 1)), encoding="utf-8")
+    too_large = sum(p > 16 for p in sizes)
+    reports = {}
+    for command in ("simulate", "certify"):
+        extra = ["--no-exact"] if command == "certify" else []
+        assert main([command, str(trace), "--machine", "4x4", "--json", "-q", *extra]) == 0
+        reports[command] = json.loads(capsys.readouterr().out)["trace_report"]
+    assert reports["certify"] == reports["simulate"]
+    assert reports["certify"]["oversize_skipped"] == too_large and reports["certify"]["jobs"] == len(sizes) - too_large
+
+    assert main(["certify", str(trace), "--machine", "4x4", "-q", "--no-exact"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"certify: {trace} (6 lines, 4 jobs kept, 2 skipped), driver mc1x1"
+    assert "trace: 6 job lines, 4 kept: 2 larger than the machine" in out
+    assert main(["simulate", str(trace), "--machine", "4x4", "-q"]) == 0
+    assert "(6 lines, 4 jobs kept, 2 skipped)" in capsys.readouterr().out  # the same words
+
+
+def test_certify_says_nothing_of_a_trace_read_whole(capsys):
+    assert main(["certify", "--jobs", "10", "--no-exact", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "(120 lines, 120 jobs kept, 0 skipped)" in out.splitlines()[0]
+    assert "trace:" not in out
+
+
 @pytest.mark.parametrize(("argv", "match"), [
     (["simulate", "no/such/trace.swf", "--machine", "8x4"], "no such trace file"),
     (["simulate", SMALL, "--machine", "8y4"], "--machine"),

@@ -36,7 +36,7 @@ class _PairLP:
         pid[iu, ju] = np.arange(self.m)
         pid[ju, iu] = np.arange(self.m)
         self.pid = pid
-        h = silent_highs()  # HiGHS prints its banner when made: to standard error
+        h = silent_highs()  # HiGHS prints its banner when made: kept off standard output
         h.setOptionValue("solver", lp_solver)
         if lp_solver == "ipm":
             h.setOptionValue("run_crossover", "off")

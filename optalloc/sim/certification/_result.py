@@ -157,6 +157,24 @@ class Certification(DecisionRows):
     total_time_limit: float | None = None
 
     @property
+    def trace_report(self):
+        """How the trace was read (:class:`TraceReport`): the jobs kept, and
+        those skipped (larger than the machine, bad lines, ...) with a count
+        per reason, as :attr:`SimulationResult.trace_report`.
+
+        Examples
+        --------
+        >>> from optalloc.sim import Job, Trace, TraceReport, certify
+        >>> trace = Trace([Job(1, 0, 10, 3)], max_procs=16, report=TraceReport(lines=2, jobs=1, oversize_skipped=1))
+        >>> cert = certify(trace, "4x4", allocators=("mm",))
+        >>> cert.trace_report.skipped, cert.to_dict()["trace_report"]["oversize_skipped"]
+        (1, 1)
+        >>> cert.table().splitlines()[-2]
+        'trace: 2 job lines, 1 kept: 1 larger than the machine'
+        """
+        return self.simulation.trace_report
+
+    @property
     def mean_gap(self) -> float:
         """Mean over the decisions of the certified gap (upper - lower) / upper
         (0 where proven)."""
@@ -239,7 +257,8 @@ class Certification(DecisionRows):
     # ------------------------------------------------------------ output
 
     def table(self) -> str:
-        """The gap table: one line per allocator, then the solver's figures."""
+        """The gap table: one line per allocator, then the solver's figures
+        (and the jobs of the trace skipped on reading, if any)."""
         head = ("allocator", "decisions", "mean ratio", "max ratio", "optimal", "best", "mean W")
         body = []
         for s in self.summary():
@@ -263,6 +282,8 @@ class Certification(DecisionRows):
         if self.termination == "total_time_limit":
             lines.append(f"stopped at the total time limit of {self.total_time_limit:g} s: the decisions not "
                          "solved by then hold cheap bounds")
+        if self.trace_report.skipped:  # jobs of the trace that were never run, so never certified
+            lines.append(f"trace: {self.trace_report.why_no_jobs()}")
         lines.append(f"total time: {self.runtime:.2f} s on {self.simulation.machine}, "
                      f"scheduler {self.simulation.scheduler}")
         return "\n".join(lines)
@@ -276,6 +297,7 @@ class Certification(DecisionRows):
                 "proven": self.n_proven, "exact": self.exact, "time_limit": self.time_limit,
                 "cache_hits": self.cache_hits, "resumed": self.resumed, "exact_seconds": self.exact_seconds,
                 "compare_seconds": self.compare_seconds, "runtime": self.runtime,
+                "trace_report": self.trace_report.to_dict(),
                 "summary": [{k: _num(v) if isinstance(v, float) else v for k, v in s.to_dict().items()}
                             for s in self.summary()],
                 "by_size": [{k: _num(v) if isinstance(v, float) else v for k, v in s.to_dict().items()}

@@ -120,6 +120,8 @@ class _Certifier:
 
     def run(self, wall0) -> Certification:
         p = self.plan
+        if self.report is not None:  # the optima follow: no time left can be told from this count
+            self.report.stage("allocators", self.total, estimate=False)
         sim = simulate(p.trace, p.machine, scheduler=p.scheduler, allocator=p.driver.alloc,
                        kill_at_estimate=p.kill_at_estimate, on_decision=self.on_decision)
         self.rows = [None] * len(self.decisions)
@@ -157,7 +159,7 @@ class _Certifier:
         self.decisions.append(_Decision(d.index, d.job.job_id, float(d.time), d.k, len(d.free_ids), tuple(ws),
                                         tuple(gs), np.packbits(mask).tobytes(), repeat, symmetric))
         if self.report is not None:
-            self.report.track(len(self.decisions), self.total, stage="allocators")
+            self.report.track(len(self.decisions))
 
     def _compare(self, d):
         """W and guarantee of every allocator on the free set and k of decision ``d``."""
@@ -230,7 +232,8 @@ class _Certifier:
         self.answers, self.solved = answers, solved
         announce = None
         if self.report is not None:  # the solvers first bound the idle machine (a 2D mesh)
-            self.report.track(0, len(answers), stage="optima")
+            # rows come in decision order, many at once (repeats), after solves of any length: no time left
+            self.report.stage("optima", len(answers), estimate=False)
 
             def announce(ks):
                 stage = "optima" if ks is None else "bounds of the idle machine, k = " + ", ".join(map(str, ks))
