@@ -22,7 +22,7 @@ The engine works on the pairwise linearisation of ``optalloc.models.pairwise``
    cores the first to prove ends both): on 2D lattice points with busy
    cells among the free ones (the cheap bounds more than 5 % below the
    incumbent) the search over the shapes of optimal sets
-   (:mod:`._shapesearch`, which runs alone for ``_SHAPE_FIRST`` first),
+   (:mod:`..search._shapesearch`, which runs alone for ``_SHAPE_FIRST`` first),
    elsewhere the profile search: solve the LP, fix variables by reduced cost
    against the incumbent, separate violated rows (y_ij <= x_i, y_ij >= x_i + x_j - 1,
    triangle inequalities y_ij + y_il - y_jl <= x_i), round the LP point

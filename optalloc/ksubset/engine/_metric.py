@@ -10,7 +10,7 @@ searches):
    metric; the axis bound on a mesh or torus, where the distance
    is a sum over axes);
 3. on a 2D mesh or torus with integer W, the search over column and row
-   counts of :mod:`._torusprofile`, for up to ``_SHORT_SEARCH`` seconds
+   counts of :mod:`..search._torusprofile`, for up to ``_SHORT_SEARCH`` seconds
    before the LP and, on an idle machine, then in a thread beside it
    (:class:`TorusRace`: the first of the two to prove ends the other);
 4. the cut loop on the pairwise LP with triangle and linking rows, its
@@ -256,7 +256,7 @@ def _short_search(problem: MetricProblem, axes, state: Bracket, extra: dict, ver
 
 
 def _block_search(problem: MetricProblem, structure, state: Bracket, extra: dict, verbose: bool) -> Bracket:
-    """The search over block and class counts of :mod:`._blocksearch`, for
+    """The search over block and class counts of :mod:`..search._blocksearch`, for
     at most half the time left (all of it without a limit)."""
     time_left = problem.time_left()
     budget = None if time_left is None else time_left / 2

@@ -33,10 +33,10 @@ solved once (``_canonical``); in one process one
 decision to the next.
 
 The result types (:class:`Certification`, :class:`DecisionRow` and the
-summaries) are in ``_certify_result``, the row files (CSV, JSON lines,
-resuming) in ``_certify_files``, the run (allocators, then optima here or
-in parallel) in ``_certify_run`` and ``_certify_exact``, the machine's
-metric and allocators in ``_certify_machine``; this module checks the
+summaries) are in ``_result``, the row files (CSV, JSON lines,
+resuming) in ``_files``, the run (allocators, then optima here or
+in parallel) in ``_run`` and ``_exact``, the machine's
+metric and allocators in ``_machine``; this module checks the
 arguments.
 """
 

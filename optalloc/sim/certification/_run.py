@@ -6,7 +6,7 @@
 2. The optimum of each state is proven (or bracketed): a state seen before,
    exactly or as a symmetric image (``_canonical``), is answered from this
    run's cache; the others are solved in order, here, in local processes
-   or on Dask (``_certify_exact``).  Rows are completed and written in
+   or on Dask (``_exact``).  Rows are completed and written in
    decision order as their optima arrive.
 
 With a ``total_time_limit`` each state's time limit is its share of the
