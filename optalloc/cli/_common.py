@@ -4,7 +4,8 @@ machine given by ``--machine``.
 
 The command line is a layer above the library: it imports the public names
 of each package (those of its ``__all__``) and the shared core modules
-(``optalloc._text``, ``optalloc._table``), never a package's private module.
+(``optalloc._text``, ``optalloc._table``, ``optalloc._files``), never a
+package's private module.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 
 import numpy as np
 
+from optalloc._files import output_file
 from optalloc._progress import Progress
 from optalloc._text import read_text  # noqa: F401 (the commands read their files with it)
 from optalloc.machine import parse_machine
@@ -106,10 +108,19 @@ def check_out(path, force: bool, *, option: str = "--out", exts=None, resume=Non
 
 def write_lines(path: str, lines, force: bool) -> None:
     """Write ``lines`` (each ending in a newline) to ``path``, never over an
-    existing file without ``force``."""
-    check_out(path, force)
-    with open(path, "w", encoding="utf-8") as fh:
+    existing file without ``force``; whole or not at all (see :func:`out_file`)."""
+    with out_file(path, force) as fh:
         fh.writelines(lines)
+
+
+def out_file(path: str, force: bool):
+    """The open output file of ``--out``: written under a temporary name
+    beside ``path`` and renamed when complete, so that a failure (a full
+    disk: an OSError naming the file, exit 2) leaves no partial file and
+    never replaces an existing one with part of one; an existing file is
+    refused without ``force``."""
+    check_out(path, force)
+    return output_file(path, overwrite=force)
 
 
 def point_text(p) -> str:

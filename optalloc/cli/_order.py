@@ -20,6 +20,7 @@ from ._common import (
     check_positive,
     fmt,
     load_machine,
+    out_file,
     print_json,
     print_rows,
     progress_for,
@@ -54,7 +55,7 @@ def cmd_order(args) -> int:
                           time_limit=args.time_limit, iterations=args.iterations, progress=progress)
     labels = list(res.labels)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
+        with out_file(args.out, args.force) as fh:
             if args.out.lower().endswith(".json"):
                 json.dump([plain(v) for v in labels], fh)
                 fh.write("\n")
