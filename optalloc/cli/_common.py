@@ -155,9 +155,35 @@ def progress_for(args, label: str, *, enabled: bool = True, **options) -> Progre
 # ---------------------------------------------------------------- machines
 
 
+#: ``--weight``, beside every ``--machine`` (:func:`add_machine`)
+WEIGHT_HELP = ("network files: the edge attribute holding link lengths, which every edge must have (default: hops, "
+               "or an edge list's third column)")
+
+
+def add_machine(p, *, help: str, required: bool = False, default: str | None = None, group=None) -> None:
+    """``--machine SPEC`` and ``--weight ATTR`` (the link lengths of a network
+    file): the one place both options are made; ``group``: a mutually
+    exclusive group that ``--machine`` belongs to (``--weight`` then applies to
+    ``--machine`` only). Read them with :func:`machine_option`."""
+    (group if group is not None else p).add_argument("--machine", required=required, default=default,
+                                                     metavar="SPEC", help=help)
+    p.add_argument("--weight", metavar="ATTR", help=WEIGHT_HELP)
+
+
+def machine_option(args):
+    """The machine of ``--machine`` with the link lengths of ``--weight``
+    (:func:`add_machine`); None without ``--machine`` (``--weight`` refused then)."""
+    weight = getattr(args, "weight", None)
+    if args.machine is None:
+        if weight is not None:
+            raise UsageError("--weight names the link lengths of a network file given by --machine")
+        return None
+    return load_machine(args.machine, weight=weight)
+
+
 def load_machine(spec: str, *, option: str = "--machine", weight: str | None = None):
     """The machine of ``--machine SPEC`` (:func:`optalloc.machine.parse_machine`),
-    with errors that name the option."""
+    with errors that name the option (and ``--weight``)."""
     try:
         return parse_machine(spec, weight=weight)
     except ValueError as exc:
@@ -165,7 +191,10 @@ def load_machine(spec: str, *, option: str = "--machine", weight: str | None = N
         if message.startswith("`machine` must be") and not os.path.exists(spec) and _looks_like_path(spec):
             raise UsageError(f"{option} {spec}: no such file (nor a shape such as 16x16, "
                              f"'8x8 torus' or torus:4x4)") from None
-        raise UsageError(f"{option}: {message.replace('`machine` ', '', 1)}") from None
+        if message.startswith("`weight`"):  # "`weight` names ...; '8x8' is a mesh ..."
+            rest = message[len("`weight`"):].replace(f"; {spec!r} is", f"; {option} {spec} is", 1)
+            raise UsageError(f"--weight{rest}") from None
+        raise UsageError(f"{option}: {message.replace('`machine` ', '', 1).replace('`weight`', '--weight')}") from None
 
 
 def _looks_like_path(spec: str) -> bool:

@@ -13,19 +13,19 @@ from optalloc.qap import solve as solve_qap
 from ._common import (
     EXIT_OK,
     UsageError,
+    add_machine,
     add_quiet,
     check_at_least_one,
     check_out,
     check_positive,
     fmt,
-    load_machine,
+    machine_option,
     print_json,
     print_rows,
     progress_for,
     read_text,
     write_lines,
 )
-from ._order import check_weight
 
 #: measures of the mapping report printed next to the consecutive mapping
 MEASURES = ("hop_bytes", "max_dilation", "weighted_dilation", "max_link_load", "mean_link_load")
@@ -71,8 +71,7 @@ def partition(machine, path: str | None) -> np.ndarray | None:
 def cmd_map(args) -> int:
     check_search(args)
     check_out(args.out, args.force)
-    machine = load_machine(args.machine, weight=args.weight)
-    check_weight(args, machine)
+    machine = machine_option(args)
     W = read_matrix(args.comm) if args.comm else parse_pattern(args.pattern, rng=args.seed)
     nodes = partition(machine, args.nodes)
     with progress_for(args, "map") as progress:
@@ -130,11 +129,10 @@ def register(sub) -> None:
     src.add_argument("--pattern", metavar="SPEC",
                      help="generated pattern: stencil:8x8[:open], ring:64, all-to-all:16, transpose:8x8, "
                      "random:64:0.1")
-    p.add_argument("--machine", required=True, metavar="SPEC",
-                   help="a shape (mesh:8x8, torus:8x8x4, '8x8 torus'), a generated network (dragonfly:9,4,2,2, "
-                   "fattree:4), a machine map (its free nodes are the partition) or a network file (.graphml, "
-                   ".json, edge list)")
-    p.add_argument("--weight", metavar="ATTR", help="network files: edge attribute holding link lengths")
+    add_machine(p, required=True,
+                help="a shape (mesh:8x8, torus:8x8x4, '8x8 torus'), a generated network (dragonfly:9,4,2,2, "
+                "fattree:4), a machine map (its free nodes are the partition) or a network file (.graphml, "
+                ".json, edge list)")
     p.add_argument("--nodes", metavar="FILE", help="partition: node ids (x fastest), whitespace or comma separated")
     p.add_argument("--criterion", choices=("td", "classic"), default="td", help="cost between nodes (default td)")
     p.add_argument("--method", choices=METHODS, default="tabu", help="solver (default tabu)")

@@ -42,10 +42,11 @@ from ._common import (
     EXIT_OK,
     PROGRESS_HELP,
     UsageError,
+    add_machine,
     add_quiet,
     check_out,
     fmt,
-    load_machine,
+    machine_option,
     print_json,
     print_rows,
     progress_for,
@@ -82,7 +83,7 @@ def split_allocators(text: str) -> list[str]:
 def empty_machine(args):
     """The machine of ``--machine``; a trace starts on an empty machine, so
     a machine map with busy nodes is refused."""
-    machine = load_machine(args.machine)
+    machine = machine_option(args)
     busy = machine.size - machine.n_free
     if busy:
         raise UsageError(f"--machine {args.machine}: {busy} busy nodes; {args.command} starts from an empty "
@@ -293,10 +294,10 @@ def cmd_sweep(args) -> int:
 
 
 def add_run_options(p, *, machine_default):
-    p.add_argument("--machine", default=machine_default, required=machine_default is None, metavar="SPEC",
-                   help="an empty mesh, torus or network: 16x16, 8x8x4, '8x8 torus', torus:8x8, dragonfly, "
-                   "dragonfly:9,4,2,2, fat-tree:4, a network file (.graphml, .json, edge list) or a machine map "
-                   "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
+    add_machine(p, default=machine_default, required=machine_default is None,
+                help="an empty mesh, torus or network: 16x16, 8x8x4, '8x8 torus', torus:8x8, dragonfly, "
+                "dragonfly:9,4,2,2, fat-tree:4, a network file (.graphml, .json, edge list) or a machine map "
+                "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
     p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, metavar="NAME",
                    help=f"{', '.join(SCHEDULER_NAMES)} (default easy)")
     p.add_argument("--scale", type=int, default=1, metavar="N",
