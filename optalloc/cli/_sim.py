@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -60,18 +61,22 @@ SCHEDULER_NAMES = tuple(SCHEDULERS)
 OUT_EXTS = (".csv", ".jsonl", ".json")
 
 
+#: a piece of an allocator list that continues the spec before it (a tie-break vector's next value)
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
 def bundled_trace() -> Path:
     """Path of the bundled example trace ``small.swf``, inside the installed package."""
     return instance_path("small.swf")
 
 
 def split_allocators(text: str) -> list[str]:
-    """Comma-separated allocator specs; a piece starting with a digit, a
-    sign or a dot continues the previous one (``mc1x1:tie=2,13,20,6``)."""
+    """Comma-separated allocator specs; a piece that is a number continues
+    the previous one (``mc1x1:tie=2,13,20,6``), while ``1d:...`` starts one."""
     out: list[str] = []
     for piece in text.split(","):
         piece = piece.strip()
-        if out and (not piece or piece[0].isdigit() or piece[0] in "+-."):
+        if out and (not piece or _NUMBER.match(piece)):
             out[-1] += "," + piece
         elif piece:
             out.append(piece)
