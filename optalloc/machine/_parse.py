@@ -6,7 +6,9 @@ import os
 import re
 from pathlib import Path
 
-from ._machine import Machine
+import numpy as np
+
+from ._machine import DENSE_MAX, PAIRS_MAX, Machine
 from ._specs import is_generated, parse_generated
 
 __all__ = ["parse_machine"]
@@ -122,7 +124,10 @@ def _per_node(base_text: str, count: int, rows: str | None, text: str) -> Machin
                          f"got {base_text!r}")
     base = parse_machine(base_text)
     if rows is None:
-        return processors_per_node(base, count)
+        try:
+            return processors_per_node(base, count)  # the size is checked before anything is built
+        except ValueError as err:
+            raise ValueError(f"`machine` {text!r}: {err}") from None
     if base.ndim < 2:
         raise ValueError(f"`machine` {text!r}: rows need a machine of two or more axes")
     chosen = set()
@@ -130,11 +135,19 @@ def _per_node(base_text: str, count: int, rows: str | None, text: str) -> Machin
         lo, _, hi = piece.partition("-")
         if not lo.isdigit() or (hi and not hi.isdigit()):
             raise ValueError(f"`machine` {text!r}: rows must be like 0-3 or 0,2,4, got {rows.strip()!r}")
+        if int(hi or lo) >= base.shape[1]:  # before a range of any length is made
+            raise ValueError(f"`machine` {text!r}: rows must lie in 0..{base.shape[1] - 1}, got {rows.strip()!r}")
         chosen.update(range(int(lo), int(hi or lo) + 1))
-    if not chosen or max(chosen) >= base.shape[1]:
+    if not chosen:
         raise ValueError(f"`machine` {text!r}: rows must lie in 0..{base.shape[1] - 1}, got {rows.strip()!r}")
-    counts = [count if int(y) in chosen else 0 for y in base.coords[:, 1]]
+    total = count * len(chosen) * (base.n // base.shape[1])
+    if total > PAIRS_MAX:  # before a count per node
+        raise ValueError(f"`machine` {text!r}: {total} processors; at most {PAIRS_MAX} (their distances are dense "
+                         "and every pair of processors is a link)")
+    counts = np.where(np.isin(base.coords[:, 1], sorted(chosen)), count, 0)
     return processors_per_node(base, counts)
+
+
 def _sides(text: str) -> tuple[int, ...]:
     return tuple(int(v) for v in re.split(r"\s*[xX]\s*", text.strip()))
 
@@ -154,11 +167,11 @@ def _read_file(path: Path, weight: str | None) -> Machine:
     from ._io import parse_map, read_graph
 
     if plain_suffix(path) in (".graphml", ".json"):
-        return _network(read_graph(path), weight, path)
+        return _network(read_graph(path, max_nodes=DENSE_MAX), weight, path)
     text = read_text(path)
     rows = [line.split("#", 1)[0].strip() for line in text.splitlines()]
     if any(len(r.replace(",", " ").split()) > 1 for r in rows):  # "u v [length]": an edge list
-        G = read_graph(path)
+        G = read_graph(path, max_nodes=DENSE_MAX)
         if weight is None and any("length" in d for _, _, d in G.edges(data=True)):
             weight = "length"  # the third column: on every line, or on none
         return _network(G, weight, path, edge_list=True)

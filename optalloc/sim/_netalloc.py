@@ -164,7 +164,8 @@ def fitting_allocators(machine) -> list[str]:
 
     graph = "1d:graph-ORDER:STRATEGY"
     if machine.is_grid:
-        return [*sorted(ksubset.machine_methods(machine)), "1d:ORDER:STRATEGY", graph, "random"]
+        curves = ["1d:ORDER:STRATEGY"] if machine.ndim in (2, 3) else []  # the box curves order 2-D and 3-D boxes
+        return [*sorted(ksubset.machine_methods(machine)), *curves, graph, "random"]
     out = [*NETWORK_METHODS, graph, "random"]
     if dragonfly_layout(machine) is not None:
         out += [f"dfly:{name}" for name in DRAGONFLY_ALLOCATORS]
@@ -177,6 +178,12 @@ def misfit(alloc, machine) -> str | None:
 
     if isinstance(alloc, DragonflyAllocator):
         return alloc.fits(machine)
+    if machine.is_grid and isinstance(alloc, OneDAllocator):
+        try:
+            alloc.ordering(machine)  # the curve of the machine's box (kept for the run)
+        except ValueError as err:
+            return f"its order: {err}"
+        return None
     if machine.kind == "torus" and isinstance(alloc, KSubsetAllocator):
         from .. import ksubset
 
