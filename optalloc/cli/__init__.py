@@ -66,8 +66,8 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # output piped into a reader that stopped (head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except OSError as exc:  # a file that exists, cannot be read or written
-        print(f"optalloc: error: {_one_line(exc)}", file=sys.stderr)
+    except OSError as exc:  # a file that exists, cannot be read or written (a full disk)
+        print(f"optalloc: error: {_one_line(_os_error_text(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except MemoryError:
         print("optalloc: error: not enough memory for this instance; try a smaller one", file=sys.stderr)
@@ -75,6 +75,14 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("optalloc: interrupted", file=sys.stderr)
         return 130
+
+
+def _os_error_text(exc: OSError) -> str:
+    """``FILE: why`` (or the message alone) without the ``[Errno N]`` prefix."""
+    if exc.strerror is None:
+        return str(exc)
+    name = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
+    return exc.strerror if name is None else f"{name}: {exc.strerror}"
 
 
 def _one_line(exc) -> str:

@@ -4,7 +4,8 @@ machine given by ``--machine``.
 
 The command line is a layer above the library: it imports the public names
 of each package (those of its ``__all__``) and the shared core modules
-(``optalloc._text``, ``optalloc._table``), never a package's private module.
+(``optalloc._text``, ``optalloc._table``, ``optalloc._files``), never a
+package's private module.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 
 import numpy as np
 
+from optalloc._files import output_file
 from optalloc._progress import Progress
 from optalloc._text import read_text  # noqa: F401 (the commands read their files with it)
 from optalloc.machine import parse_machine
@@ -143,10 +145,19 @@ def check_out(path, force: bool, *, option: str = "--out", exts=None, resume=Non
 
 def write_lines(path: str, lines, force: bool) -> None:
     """Write ``lines`` (each ending in a newline) to ``path``, never over an
-    existing file without ``force``."""
-    check_out(path, force)
-    with open(path, "w", encoding="utf-8") as fh:
+    existing file without ``force``; whole or not at all (see :func:`out_file`)."""
+    with out_file(path, force) as fh:
         fh.writelines(lines)
+
+
+def out_file(path: str, force: bool):
+    """The open output file of ``--out``: written under a temporary name
+    beside ``path`` and renamed when complete, so that a failure (a full
+    disk: an OSError naming the file, exit 2) leaves no partial file and
+    never replaces an existing one with part of one; an existing file is
+    refused without ``force``."""
+    check_out(path, force)
+    return output_file(path, overwrite=force)
 
 
 def point_text(p) -> str:
@@ -205,9 +216,35 @@ def progress_for(args, label: str, *, enabled: bool = True, **options) -> Progre
 # ---------------------------------------------------------------- machines
 
 
+#: ``--weight``, beside every ``--machine`` (:func:`add_machine`)
+WEIGHT_HELP = ("network files: the edge attribute holding link lengths, which every edge must have (default: hops, "
+               "or an edge list's third column)")
+
+
+def add_machine(p, *, help: str, required: bool = False, default: str | None = None, group=None) -> None:
+    """``--machine SPEC`` and ``--weight ATTR`` (the link lengths of a network
+    file): the one place both options are made; ``group``: a mutually
+    exclusive group that ``--machine`` belongs to (``--weight`` then applies to
+    ``--machine`` only). Read them with :func:`machine_option`."""
+    (group if group is not None else p).add_argument("--machine", required=required, default=default,
+                                                     metavar="SPEC", help=help)
+    p.add_argument("--weight", metavar="ATTR", help=WEIGHT_HELP)
+
+
+def machine_option(args):
+    """The machine of ``--machine`` with the link lengths of ``--weight``
+    (:func:`add_machine`); None without ``--machine`` (``--weight`` refused then)."""
+    weight = getattr(args, "weight", None)
+    if args.machine is None:
+        if weight is not None:
+            raise UsageError("--weight names the link lengths of a network file given by --machine")
+        return None
+    return load_machine(args.machine, weight=weight)
+
+
 def load_machine(spec: str, *, option: str = "--machine", weight: str | None = None):
     """The machine of ``--machine SPEC`` (:func:`optalloc.machine.parse_machine`),
-    with errors that name the option."""
+    with errors that name the option (and ``--weight``)."""
     try:
         return parse_machine(spec, weight=weight)
     except ValueError as exc:
@@ -215,7 +252,11 @@ def load_machine(spec: str, *, option: str = "--machine", weight: str | None = N
         if message.startswith("`machine` must be") and not os.path.exists(spec) and _looks_like_path(spec):
             raise UsageError(f"{option} {spec}: no such file (nor a shape such as 16x16, "
                              f"'8x8 torus' or torus:4x4)") from None
-        message = _PARAMETER.sub(r"\1", message.replace("`machine` ", "", 1))  # the parts of SPEC, plain
+        if message.startswith("`weight`"):  # "`weight` names ...; '8x8' is a mesh ..."
+            rest = message[len("`weight`"):].replace(f"; {spec!r} is", f"; {option} {spec} is", 1)
+            raise UsageError(f"--weight{rest}") from None
+        message = message.replace("`machine` ", "", 1).replace("`weight`", "--weight")
+        message = _PARAMETER.sub(r"\1", message)  # the parts of SPEC, plain
         raise UsageError(f"{option}: {message}") from None
 
 

@@ -16,11 +16,12 @@ from ._common import (
     EXIT_NO_SOLUTION,
     EXIT_OK,
     UsageError,
+    add_machine,
     add_quiet,
     check_out,
     fmt,
     grid_machine,
-    load_machine,
+    machine_option,
     parse_shape,
     point_text,
     print_json,
@@ -84,10 +85,13 @@ def _source(args) -> str:
 
 
 def _given_machine(args):
-    """The machine of ``--map`` or ``--machine`` (None with ``--points``)."""
-    if args.points is not None:
-        return None
-    return read_map(args.map) if args.map is not None else load_machine(args.machine)
+    """The machine of ``--map`` or ``--machine`` (with ``--weight``; None with ``--points``)."""
+    if args.machine is not None:
+        return machine_option(args)
+    if args.weight is not None:
+        raise UsageError(f"--weight names the link lengths of a network file given by --machine, not "
+                         f"{'--map' if args.map is not None else '--points'}")
+    return read_map(args.map) if args.map is not None else None
 
 
 def load_instance(args, machine=None) -> tuple[np.ndarray, tuple[int, ...] | None]:
@@ -115,8 +119,9 @@ def add_instance(p: argparse.ArgumentParser) -> None:
     src.add_argument("--points", metavar="FILE", help="points file: one point per line, '#' comments")
     src.add_argument("--map", metavar="FILE", help="machine map: '.' free, any other character busy; "
                      "the candidates are its free nodes")
-    src.add_argument("--machine", metavar="SPEC", help="a mesh whose free nodes are the candidates: a shape "
-                     "(16x16, 8x8x4; every node free) or a machine map file")
+    add_machine(p, group=src, help="the machine whose free nodes are the candidates: a mesh (16x16, 8x8x4; "
+                "every node free) or a machine map file; on a torus or network (a network file, a generated one) "
+                "in the machine's own metric")
 
 
 # ---------------------------------------------------------------- solve
@@ -267,7 +272,7 @@ def chosen_nodes(machine, path: str) -> np.ndarray:
 def cmd_gap(args) -> int:
     args.flags = {**args.flags, "points": _source(args)}  # the library's messages about the points
     time_limit = parse_time_limit(args.time_limit, GAP_TIME_LIMIT)
-    machine = load_machine(args.machine) if args.machine is not None else None
+    machine = _given_machine(args)
     if machine is not None and machine.kind != "mesh":
         if not os.path.isfile(args.chosen):
             raise UsageError(f"{args.chosen}: no such file")
@@ -278,7 +283,7 @@ def cmd_gap(args) -> int:
             rep = gap(machine, ids, time_limit=time_limit, progress=progress)
             say_why(progress, rep.reference)
         return print_gap(rep, args)
-    pts, _ = load_instance(args)
+    pts, _ = load_instance(args, machine)
     chosen = match_chosen(pts, read_points(args.chosen), args.chosen)
     with progress_for(args, "gap") as progress:
         rep = gap(pts, chosen, time_limit=time_limit, progress=progress)

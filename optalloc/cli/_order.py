@@ -13,13 +13,14 @@ from optalloc.curves import GRAPH_METHODS, order_graph
 
 from ._common import (
     EXIT_OK,
-    UsageError,
+    add_machine,
     add_quiet,
     check_at_least_one,
     check_out,
     check_positive,
     fmt,
-    load_machine,
+    machine_option,
+    out_file,
     print_json,
     print_rows,
     progress_for,
@@ -30,13 +31,6 @@ from ._common import (
 #: parameters of order_graph -> the options that give them (for the library's messages)
 ORDER_FLAGS = {"time_limit": "--time-limit", "iterations": "--iterations", "rng": "--seed", "weight": "--weight",
                "machine": "--machine", "G": "--machine", "D": "--machine", "method": "--method"}
-
-
-def check_weight(args, machine) -> None:
-    """``--weight`` names an edge attribute of a network file: refused for a mesh or torus."""
-    if args.weight is not None and machine.is_grid:
-        raise UsageError(f"--weight names the link lengths of a network file; --machine {args.machine} is a "
-                         f"{machine.describe()}, whose links all have length 1")
 
 
 def plain(v):
@@ -53,15 +47,14 @@ def cmd_order(args) -> int:
     check_positive(args.time_limit, "--time-limit")
     check_at_least_one(args.iterations, "--iterations")
     check_out(args.out, args.force)
-    machine = load_machine(args.machine, weight=args.weight)
-    check_weight(args, machine)
+    machine = machine_option(args)
     with progress_for(args, "order") as progress:
         res = order_graph(machine, method=args.method, ring=args.ring, rng=args.seed,
                           time_limit=args.time_limit, iterations=args.iterations, progress=progress)
         say_why(progress, res)
     labels = list(res.labels)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
+        with out_file(args.out, args.force) as fh:
             if args.out.lower().endswith(".json"):
                 json.dump([plain(v) for v in labels], fh)
                 fh.write("\n")
@@ -86,13 +79,10 @@ def register(sub) -> None:
                        description="A linear order of the nodes that keeps neighbours close (the ordering "
                        "objective of SAND2003-3702 sec. 4.2), with a proven lower bound. Busy nodes of a "
                        "machine map are ordered too: an ordering ranks every node.")
-    p.add_argument("--machine", required=True, metavar="SPEC",
-                   help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a generated network "
-                   "(dragonfly:9,4,2,2, fattree:4), a machine map, or a network "
-                   "file: edge list (u v [length] per line), GraphML (.graphml) or JSON node-link (.json)")
-    p.add_argument("--weight", metavar="ATTR",
-                   help="network files: edge attribute holding link lengths (default: hops; an edge list's "
-                   "third column is the length)")
+    add_machine(p, required=True,
+                help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a generated network "
+                "(dragonfly:9,4,2,2, fattree:4), a machine map, or a network "
+                "file: edge list (u v [length] per line), GraphML (.graphml) or JSON node-link (.json)")
     p.add_argument("--method", choices=GRAPH_METHODS, default="auto",
                    help="qap (search), brute or ip (exact, small), gilbert, hilbert, snake, row-major, the closed "
                    "curves moore, closed-gilbert, closed-snake (last node next to the first, through a torus's "

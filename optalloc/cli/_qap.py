@@ -14,12 +14,13 @@ from ._common import (
     EXIT_OK,
     UsageError,
     about,
+    add_machine,
     add_quiet,
     check_at_least_one,
     check_out,
     check_positive,
     fmt,
-    load_machine,
+    machine_option,
     print_json,
     print_rows,
     progress_for,
@@ -28,7 +29,6 @@ from ._common import (
     seed,
     write_lines,
 )
-from ._order import check_weight
 
 #: parameters of map_tasks and solve -> the options that give them (for the library's messages)
 MAP_FLAGS = {"time_limit": "--time-limit", "iterations": "--iterations", "rng": "--seed", "weight": "--weight",
@@ -79,8 +79,7 @@ def partition(machine, path: str | None) -> np.ndarray | None:
 def cmd_map(args) -> int:
     check_search(args)
     check_out(args.out, args.force)
-    machine = load_machine(args.machine, weight=args.weight)
-    check_weight(args, machine)
+    machine = machine_option(args)
     if args.comm:
         W = read_matrix(args.comm)
     else:
@@ -144,11 +143,10 @@ def register(sub) -> None:
     src.add_argument("--pattern", metavar="SPEC",
                      help="generated pattern: stencil:8x8[:open], ring:64, all-to-all:16, transpose:8x8, "
                      "random:64:0.1")
-    p.add_argument("--machine", required=True, metavar="SPEC",
-                   help="a shape (mesh:8x8, torus:8x8x4, '8x8 torus'), a generated network (dragonfly:9,4,2,2, "
-                   "fattree:4), a machine map (its free nodes are the partition) or a network file (.graphml, "
-                   ".json, edge list)")
-    p.add_argument("--weight", metavar="ATTR", help="network files: edge attribute holding link lengths")
+    add_machine(p, required=True,
+                help="a shape (mesh:8x8, torus:8x8x4, '8x8 torus'), a generated network (dragonfly:9,4,2,2, "
+                "fattree:4), a machine map (its free nodes are the partition) or a network file (.graphml, "
+                ".json, edge list)")
     p.add_argument("--nodes", metavar="FILE", help="partition: node ids (x fastest), whitespace or comma separated")
     p.add_argument("--criterion", choices=("td", "classic"), default="td", help="cost between nodes (default td)")
     p.add_argument("--method", choices=METHODS, default="tabu", help="solver (default tabu)")

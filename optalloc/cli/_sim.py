@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -47,10 +48,11 @@ from ._common import (
     PROGRESS_HELP,
     UsageError,
     about,
+    add_machine,
     add_quiet,
     check_out,
     fmt,
-    load_machine,
+    machine_option,
     print_json,
     print_rows,
     progress_for,
@@ -75,18 +77,22 @@ SPEC_FLAGS = {"tie_break": "tie"}
 OUT_EXTS = (".csv", ".jsonl", ".json")
 
 
+#: a piece of an allocator list that continues the spec before it (a tie-break vector's next value)
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
 def bundled_trace() -> Path:
     """Path of the bundled example trace ``small.swf``, inside the installed package."""
     return instance_path("small.swf")
 
 
 def split_allocators(text: str) -> list[str]:
-    """Comma-separated allocator specs; a piece starting with a digit, a
-    sign or a dot continues the previous one (``mc1x1:tie=2,13,20,6``)."""
+    """Comma-separated allocator specs; a piece that is a number continues
+    the previous one (``mc1x1:tie=2,13,20,6``), while ``1d:...`` starts one."""
     out: list[str] = []
     for piece in text.split(","):
         piece = piece.strip()
-        if out and (not piece or piece[0].isdigit() or piece[0] in "+-."):
+        if out and (not piece or _NUMBER.match(piece)):
             out[-1] += "," + piece
         elif piece:
             out.append(piece)
@@ -98,7 +104,7 @@ def split_allocators(text: str) -> list[str]:
 def empty_machine(args):
     """The machine of ``--machine``; a trace starts on an empty machine, so
     a machine map with busy nodes is refused."""
-    machine = load_machine(args.machine)
+    machine = machine_option(args)
     busy = machine.size - machine.n_free
     if busy:
         raise UsageError(f"--machine {args.machine}: {busy} busy nodes; {args.command} starts from an empty "
@@ -336,10 +342,10 @@ def cmd_sweep(args) -> int:
 
 
 def add_run_options(p, *, machine_default):
-    p.add_argument("--machine", default=machine_default, required=machine_default is None, metavar="SPEC",
-                   help="an empty mesh, torus or network: 16x16, 8x8x4, '8x8 torus', torus:8x8, dragonfly, "
-                   "dragonfly:9,4,2,2, fat-tree:4, a network file (.graphml, .json, edge list) or a machine map "
-                   "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
+    add_machine(p, default=machine_default, required=machine_default is None,
+                help="an empty mesh, torus or network: 16x16, 8x8x4, '8x8 torus', torus:8x8, dragonfly, "
+                "dragonfly:9,4,2,2, fat-tree:4, a network file (.graphml, .json, edge list) or a machine map "
+                "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
     p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, metavar="NAME",
                    help=f"{', '.join(SCHEDULER_NAMES)} (default easy)")
     p.add_argument("--scale", type=int, default=1, metavar="N",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import int_at_least
-from ._machine import DENSE_MAX, Machine
+from ._machine import PAIRS_MAX, Machine
 
 __all__ = ["dragonfly", "fat_tree", "processors_per_node"]
 
@@ -34,6 +34,20 @@ def fat_tree_text(k) -> str:
     """The description of a k-ary fat tree, ``fattree:k=K``."""
     return f"fattree:k={k}"
 
+def _check_size(n: int, what: str) -> None:
+    """Refuse, before building it, a generated network above the size of one
+    given by its distances (:meth:`Machine.from_distances`)."""
+    if n > PAIRS_MAX:
+        raise ValueError(f"{what} has {n} compute nodes; at most {PAIRS_MAX} (the distances of a generated "
+                         "network are dense and every pair of its nodes is a link)")
+
+
+def _check_processors(total: int) -> None:
+    if total > PAIRS_MAX:
+        raise ValueError(f"{total} processors; at most {PAIRS_MAX} (their distances are dense and every pair of "
+                         "processors is a link)")
+
+
 def _positive(name: str, value) -> int:
     return int_at_least(value, 1, f"`{name}` must be a positive integer")
 
@@ -45,24 +59,24 @@ def _count(value) -> int:
 
 
 def _compute_machine(G, hosts) -> Machine:
-    """The machine of the compute nodes ``hosts`` of G: hop distances
-    through every vertex of G (switches included)."""
-    import networkx as nx
+    """The machine of the compute nodes ``hosts`` of G, each a leaf on one
+    switch: hop distances through the switches, the two host links counted
+    (breadth-first from each switch that holds hosts, over the switches)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
 
-    if len(hosts) > DENSE_MAX:
-        raise ValueError(f"{len(hosts)} compute nodes; a network machine holds at most {DENSE_MAX}")
-    if not nx.is_connected(G):
+    host_set = set(hosts)
+    switches = [v for v in G if v not in host_set]
+    at = {s: i for i, s in enumerate(switches)}
+    home = np.array([at[next(iter(G[h]))] for h in hosts], dtype=np.int64)  # the switch of each host
+    pairs = np.array([(at[u], at[v]) for u, v in G.edges if u in at and v in at], dtype=np.int64).reshape(-1, 2)
+    A = csr_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(switches),) * 2)
+    used, row = np.unique(home, return_inverse=True)
+    S = shortest_path(A, method="D", directed=False, unweighted=True, indices=used)[:, used]
+    if not np.isfinite(S).all():
         raise ValueError("the network is not connected (too few global links for the groups)")
-    index = {h: i for i, h in enumerate(hosts)}
-    D = np.zeros((len(hosts), len(hosts)))
-    for h, lengths in nx.all_pairs_shortest_path_length(G):
-        i = index.get(h)
-        if i is None:
-            continue
-        for v, d in lengths.items():
-            j = index.get(v)
-            if j is not None:
-                D[i, j] = d
+    D = S[np.ix_(row, row)] + 2.0
+    np.fill_diagonal(D, 0.0)
     return Machine.from_distances(hosts, D)
 
 
@@ -75,6 +89,7 @@ def dragonfly_graph(groups=9, routers=4, nodes=2, global_links=2, arrangement="a
     a = _positive("routers", routers)
     p = _positive("nodes", nodes)
     h = _positive("global_links", global_links)
+    _check_size(g_n * a * p, f"a dragonfly of {g_n} groups x {a} routers x {p} nodes")
     if arrangement not in ARRANGEMENTS:
         raise ValueError(f"`arrangement` must be one of {', '.join(map(repr, ARRANGEMENTS))}, got {arrangement!r}")
     ports = a * h  # global ports per group
@@ -181,6 +196,7 @@ def fat_tree_graph(k):
     k = int_at_least(k, 2, "`k` must be an even integer >= 2")
     if k % 2:
         raise ValueError(f"`k` must be an even integer >= 2, got {k}")
+    _check_size(k**3 // 4, f"a fat tree of k = {k}")
     half = k // 2
     G = nx.Graph()
     hosts = []
@@ -258,6 +274,7 @@ def processors_per_node(machine: Machine, counts) -> Machine:
         raise ValueError(f"`machine` must be a Machine, got {type(machine).__name__}")
     if np.ndim(counts) == 0:
         c = _positive("counts", counts)
+        _check_processors(c * machine.n)  # before a list of one count per node
         per = [c] * machine.n
     else:
         per = [_count(c) for c in counts]
@@ -265,13 +282,15 @@ def processors_per_node(machine: Machine, counts) -> Machine:
             raise ValueError(f"`counts` must give one count per node ({machine.n}), got {len(per)}")
         if not any(per):
             raise ValueError("`counts` must give some node at least one processor, got all zero")
-    node_labels = (machine.labels if machine.labels is not None
-                   else [tuple(int(c) for c in row) for row in machine.coords])
+        _check_processors(sum(per))
     owner = np.repeat(np.arange(machine.n), per)
-    if len(owner) > DENSE_MAX:
-        raise ValueError(f"{len(owner)} processors; a network machine holds at most {DENSE_MAX}")
-    labels = [(node_labels[i], k) for i, c in enumerate(per) for k in range(c)]
+
+    def label(i):
+        return machine.labels[i] if machine.labels is not None else tuple(int(v) for v in machine.coords[i])
+
+    labels = [(label(i), k) for i, c in enumerate(per) if c for k in range(c)]
     if len(owner) == 1:  # one processor: a machine of one node
         return Machine.from_distances(labels, [[0.0]])
-    D = machine.distances()[np.ix_(owner, owner)]
+    used, inverse = np.unique(owner, return_inverse=True)  # the nodes that hold processors
+    D = machine.distances(used)[np.ix_(inverse, inverse)]
     return Machine.from_distances(labels, D)

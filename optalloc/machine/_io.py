@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,8 @@ from .._text import plain_suffix, read_text
 from ._machine import MAP_OWNER, Machine
 
 FREE = "."
+#: the start of a GraphML node element, counted before the file is parsed
+_GRAPHML_NODE = re.compile(r"<(?:\w+:)?node[\s/>]")
 
 
 def parse_points(text: str, *, source: str = "points") -> np.ndarray:
@@ -101,10 +104,14 @@ def read_map(path: str | os.PathLike) -> Machine:
     return parse_map(read_text(path), source=str(path))
 
 
-def read_graph(path: str | os.PathLike):
+def read_graph(path: str | os.PathLike, *, max_nodes: int | None = None):
     """A NetworkX graph from an edge list, GraphML (``.graphml``) or JSON
     node-link (``.json``) file, plain or gzipped (``net.graphml.gz``: the
     format is told by the suffix before ``.gz``).
+
+    ``max_nodes``, when given, refuses a file of more nodes with a one-line
+    ValueError before the graph is built (an edge list: at the line that
+    passes it; GraphML and JSON: from their node elements).
 
     An edge list has one link ``u v`` or ``u v length`` per line (``#``
     comments); lengths go to the edge attribute ``"length"`` (of repeated
@@ -119,11 +126,15 @@ def read_graph(path: str | os.PathLike):
     suffix = plain_suffix(path)
     try:
         if suffix == ".graphml":
+            _at_most(len(_GRAPHML_NODE.findall(text)), max_nodes, path)
             G = nx.parse_graphml(text)
         elif suffix == ".json":
-            G = _node_link_graph(nx, json.loads(text))
+            data = json.loads(text)
+            if isinstance(data, dict) and isinstance(data.get("nodes"), list):
+                _at_most(len(data["nodes"]), max_nodes, path)
+            G = _node_link_graph(nx, data)
         else:
-            G = _parse_edge_list(text, path)
+            G = _parse_edge_list(text, path, max_nodes)
     except (json.JSONDecodeError, nx.NetworkXError, KeyError, TypeError, AttributeError, SyntaxError) as exc:
         raise ValueError(f"{path}: not a {suffix or 'graph'} file networkx can read ({exc})") from None
     if G.number_of_nodes() == 0:
@@ -140,7 +151,14 @@ def _node_link_graph(nx, data):
     return nx.node_link_graph(data, edges="links")
 
 
-def _parse_edge_list(text: str, path):
+def _at_most(n: int, max_nodes: int | None, path, line: int | None = None) -> None:
+    """Refuse more than ``max_nodes`` nodes (an edge list: at the line that passes it)."""
+    if max_nodes is not None and n > max_nodes:
+        what = f"{path}: {n} nodes" if line is None else f"{path}:{line}: more than {max_nodes} nodes"
+        raise ValueError(f"{what}; a network machine holds at most {max_nodes} (its distance matrix is dense)")
+
+
+def _parse_edge_list(text: str, path, max_nodes: int | None = None):
     import networkx as nx
 
     G = nx.Graph()
@@ -162,6 +180,8 @@ def _parse_edge_list(text: str, path):
             G.add_edge(u, v, length=length)
         else:
             G.add_edge(u, v)
+        if max_nodes is not None and len(G) > max_nodes:
+            _at_most(len(G), max_nodes, path, lineno)
     return G
 
 

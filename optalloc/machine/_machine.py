@@ -12,10 +12,19 @@ from ._network import distance_links, graph_distances, graph_links
 
 __all__ = ["Machine"]
 
-#: Largest machine described (node coordinates are held in memory).
+#: Largest mesh or torus (its free/busy state is held per node).
 NODES_MAX = 10_000_000
-#: Largest node set of a dense distance matrix.
+#: Most axes of a mesh or torus: the tori of the largest machines have 5
+#: (Blue Gene/Q) and 6 (Fujitsu's Tofu), and the exact solver's search of a
+#: set's symmetries grows as d! 2^d with the axes.
+AXES_MAX = 6
+#: Largest network, and largest node set of a dense distance matrix
+#: (8 bytes a pair: 3.2 GB).
 DENSE_MAX = 20_000
+#: Largest network given by its distances alone (:meth:`Machine.from_distances`
+#: without ``edges``: the dragonfly, the fat tree, processors per node), each
+#: pair of its nodes a link, about 250 bytes each (2 GB at this size).
+PAIRS_MAX = 4096
 #: Owner of the nodes that a machine map marks busy.
 MAP_OWNER = -2
 
@@ -39,12 +48,21 @@ class Machine:
     Raises
     ------
     ValueError
-        Bad shape or torus flags.
+        Bad shape or torus flags; more than 6 axes or 10,000,000 nodes
+        (see Notes).
 
     Notes
     -----
     Build a network with :meth:`from_graph`, any machine from text with
-    :func:`parse_machine`. :meth:`allocate` and :meth:`release` raise
+    :func:`parse_machine`.
+
+    Limits, checked before anything is built: a mesh or torus has at most
+    6 axes (the 5-D and 6-D tori of Blue Gene/Q and Tofu; the exact
+    solver's search of a set's symmetries grows as d! 2^d) and 10,000,000
+    nodes; a network at most 20,000 nodes (its distance matrix is dense:
+    3.2 GB), and at most 4096 when it is given by its distances alone
+    (:meth:`from_distances` without ``edges``, which makes every pair of
+    nodes a link: the dragonfly, the fat tree, processors per node). :meth:`allocate` and :meth:`release` raise
     RuntimeError on a busy, repeated, unknown or foreign node: an allocator
     bug stops the run.
 
@@ -65,6 +83,8 @@ class Machine:
             shape = tuple(operator.index(s) for s in np.atleast_1d(shape).tolist())
         except TypeError:
             raise ValueError(f"`shape` must be a sequence of positive integers, got {shape!r}") from None
+        if len(shape) > AXES_MAX:
+            raise ValueError(f"`shape` has {len(shape)} axes; a mesh or torus has at most {AXES_MAX}")
         if not shape or min(shape) < 1:
             raise ValueError(f"`shape` must give positive sizes, got {shape}")
         if isinstance(torus, (bool, np.bool_)):
@@ -121,7 +141,7 @@ class Machine:
         ------
         ValueError
             If G is empty, directed, disconnected, has a self-loop or a
-            non-positive length.
+            non-positive length, or more than 20,000 nodes.
 
         Examples
         --------
@@ -160,7 +180,8 @@ class Machine:
         Raises
         ------
         ValueError
-            One line, for a bad matrix, labels or edges.
+            One line, for a bad matrix, labels or edges; more than 4096
+            nodes without ``edges`` (every pair a link), 20,000 with them.
 
         Examples
         --------
@@ -168,6 +189,10 @@ class Machine:
         >>> m.distance(0, 1), m.distance(0, 2), len(m.edges)
         (0.0, 2.0, 2)
         """
+        labels = tuple(labels)
+        if edges is None and len(labels) > PAIRS_MAX:
+            raise ValueError(f"{len(labels)} nodes given by their distances alone; at most {PAIRS_MAX} (every pair "
+                             f"of nodes is a link; with `edges`, at most {DENSE_MAX})")
         labels, M, links = distance_links(labels, D, edges, DENSE_MAX)
         self = cls.__new__(cls)
         self.shape, self.torus, self.labels, self.edges = None, (), labels, links

@@ -63,7 +63,8 @@ def distance_links(labels, D, edges, max_nodes: int):
     if edges is None:
         iu, ju = np.triu_indices(n, k=1)
         keep = M[iu, ju] > 0
-        links = tuple((int(i), int(j), float(M[i, j])) for i, j in zip(iu[keep], ju[keep]))
+        iu, ju = iu[keep], ju[keep]
+        links = tuple(zip(iu.tolist(), ju.tolist(), M[iu, ju].tolist()))
     else:
         best = {}
         for e in edges:

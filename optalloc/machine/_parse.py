@@ -6,8 +6,10 @@ import os
 import re
 from pathlib import Path
 
-from ._machine import Machine
-from ._specs import parse_generated
+import numpy as np
+
+from ._machine import DENSE_MAX, PAIRS_MAX, Machine
+from ._specs import is_generated, parse_generated
 
 __all__ = ["parse_machine"]
 
@@ -50,12 +52,18 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
     weight : str, optional
         For a network file: the edge attribute holding link lengths
         (default: hops; an edge list's lengths are the attribute
-        ``"length"``).
+        ``"length"``, used when the list has any). Every edge must have
+        it; any other ``spec`` (a shape, a generated network, a machine
+        map) is refused with a weight, its links having no lengths to
+        read (a Machine is returned as it is).
 
     Raises
     ------
     ValueError
-        One line, when ``spec`` is none of these.
+        One line, when ``spec`` is none of these, or when ``weight`` is
+        given for anything but a network file, or names an attribute that
+        an edge of the file lacks (the message names the file, the
+        attribute and such an edge).
 
     Examples
     --------
@@ -72,23 +80,35 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
         return spec
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(f"`machine` must be {_USAGE}; got {type(spec).__name__}")
+    if weight is not None and (not isinstance(weight, str) or not weight):
+        raise ValueError(f"`weight` must be the name of an edge attribute, got {weight!r}")
     text = os.fspath(spec)
     m = _PREFIX.match(text)
     if m:
+        _unweighted(weight, text, "a mesh or torus")
         return Machine(_sides(m.group(2)), torus=m.group(1).lower() == "torus")
     m = _SHAPE.match(text)
     if m:
+        _unweighted(weight, text, "a mesh or torus")
         return Machine(_sides(m.group(1)), torus=_wrap(m.group(2), len(_sides(m.group(1)))))
     m = _PER_NODE.match(text)
     if m and not Path(text).is_file():
+        _unweighted(weight, text, "a mesh or torus with processors per node")
         return _per_node(m.group(1), int(m.group(2)), m.group(3), text)
-    generated = parse_generated(text)  # "dragonfly:...", "fattree:K"
-    if generated is not None:
-        return generated
+    if is_generated(text):  # "dragonfly:...", "fattree:K"
+        _unweighted(weight, text, "a generated network")
+        return parse_generated(text)
     path = Path(text)
     if path.is_file():
         return _read_file(path, weight)
     raise ValueError(f"`machine` must be {_USAGE}; got {text!r}")
+
+
+def _unweighted(weight: str | None, text: str, what: str) -> None:
+    """Refuse a ``weight`` for a machine that is not read from a network file."""
+    if weight is not None:
+        raise ValueError(f"`weight` names the link lengths of a network file; {text!r} is {what}, whose links all "
+                         "have length 1")
 
 
 def _per_node(base_text: str, count: int, rows: str | None, text: str) -> Machine:
@@ -104,7 +124,10 @@ def _per_node(base_text: str, count: int, rows: str | None, text: str) -> Machin
                          f"got {base_text!r}")
     base = parse_machine(base_text)
     if rows is None:
-        return processors_per_node(base, count)
+        try:
+            return processors_per_node(base, count)  # the size is checked before anything is built
+        except ValueError as err:
+            raise ValueError(f"`machine` {text!r}: {err}") from None
     if base.ndim < 2:
         raise ValueError(f"`machine` {text!r}: rows need a machine of two or more axes")
     chosen = set()
@@ -112,11 +135,19 @@ def _per_node(base_text: str, count: int, rows: str | None, text: str) -> Machin
         lo, _, hi = piece.partition("-")
         if not lo.isdigit() or (hi and not hi.isdigit()):
             raise ValueError(f"`machine` {text!r}: rows must be like 0-3 or 0,2,4, got {rows.strip()!r}")
+        if int(hi or lo) >= base.shape[1]:  # before a range of any length is made
+            raise ValueError(f"`machine` {text!r}: rows must lie in 0..{base.shape[1] - 1}, got {rows.strip()!r}")
         chosen.update(range(int(lo), int(hi or lo) + 1))
-    if not chosen or max(chosen) >= base.shape[1]:
+    if not chosen:
         raise ValueError(f"`machine` {text!r}: rows must lie in 0..{base.shape[1] - 1}, got {rows.strip()!r}")
-    counts = [count if int(y) in chosen else 0 for y in base.coords[:, 1]]
+    total = count * len(chosen) * (base.n // base.shape[1])
+    if total > PAIRS_MAX:  # before a count per node
+        raise ValueError(f"`machine` {text!r}: {total} processors; at most {PAIRS_MAX} (their distances are dense "
+                         "and every pair of processors is a link)")
+    counts = np.where(np.isin(base.coords[:, 1], sorted(chosen)), count, 0)
     return processors_per_node(base, counts)
+
+
 def _sides(text: str) -> tuple[int, ...]:
     return tuple(int(v) for v in re.split(r"\s*[xX]\s*", text.strip()))
 
@@ -136,11 +167,34 @@ def _read_file(path: Path, weight: str | None) -> Machine:
     from ._io import parse_map, read_graph
 
     if plain_suffix(path) in (".graphml", ".json"):
-        return Machine.from_graph(read_graph(path), weight=weight)
+        return _network(read_graph(path, max_nodes=DENSE_MAX), weight, path)
     text = read_text(path)
     rows = [line.split("#", 1)[0].strip() for line in text.splitlines()]
     if any(len(r.replace(",", " ").split()) > 1 for r in rows):  # "u v [length]": an edge list
-        G = read_graph(path)
-        has_length = any("length" in d for _, _, d in G.edges(data=True))
-        return Machine.from_graph(G, weight=weight if weight is not None else ("length" if has_length else None))
+        G = read_graph(path, max_nodes=DENSE_MAX)
+        if weight is None and any("length" in d for _, _, d in G.edges(data=True)):
+            weight = "length"  # the third column: on every line, or on none
+        return _network(G, weight, path, edge_list=True)
+    _unweighted(weight, str(path), "a machine map")
     return parse_map(text, source=str(path))
+
+
+def _network(G, weight: str | None, path: Path, *, edge_list: bool = False) -> Machine:
+    """The machine of a graph read from ``path``; every edge must hold ``weight``."""
+    if weight is None:
+        return Machine.from_graph(G)
+    missing = [(u, v) for u, v, d in G.edges(data=True) if weight not in d]
+    if not missing:
+        return Machine.from_graph(G, weight=weight)
+    u, v = missing[0]
+    m = G.number_of_edges()
+    if edge_list and weight == "length":
+        lack = f"{len(missing)} of the {m} edges {'has' if len(missing) == 1 else 'have'} none"
+        raise ValueError(f"{path}: edge ({u}, {v}) has no length, while other lines give one; give a length on "
+                         f"every line or on none ({lack})")
+    if len(missing) == m:
+        held = sorted({str(k) for _, _, d in G.edges(data=True) for k in d})
+        raise ValueError(f"{path}: no edge has the link length attribute {weight!r} (`weight`), edge ({u!r}, {v!r}) "
+                         f"for one; the edges' attributes: {', '.join(map(repr, held)) if held else 'none'}")
+    raise ValueError(f"{path}: edge ({u!r}, {v!r}) has no link length attribute {weight!r} (`weight`); "
+                     f"{len(missing)} of the {m} edges lack it")

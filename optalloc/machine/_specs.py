@@ -25,7 +25,7 @@ import re
 
 from ._generators import dragonfly, fat_tree
 
-__all__ = ["parse_generated"]
+__all__ = ["is_generated", "parse_generated"]
 
 _GENERATED = re.compile(r"^\s*(dragonfly|fat[-_]?tree)\s*(?::\s*(.*?))?\s*$", re.IGNORECASE | re.DOTALL)
 _DRAGONFLY_KEYS = ("groups", "routers", "nodes", "global_links", "arrangement")
@@ -91,6 +91,11 @@ def _fat_tree(spec: str, body: str | None):
         if str(err).startswith("`machine`"):
             raise
         raise ValueError(f"`machine` {spec!r}: {err}") from None
+
+
+def is_generated(text: str) -> bool:
+    """Whether the text names a generated network (``dragonfly...``, ``fattree...``)."""
+    return _GENERATED.match(text) is not None
 
 
 def parse_generated(text: str):

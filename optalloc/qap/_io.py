@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._files import output_file
 from .._text import read_text
 from ._common import integral_data
 from ._core import objective
@@ -45,7 +46,7 @@ def write_qaplib(path: str | os.PathLike, A, B, *, overwrite: bool = False) -> N
         raise ValueError(f"{path} exists; pass overwrite=True to replace it")
     A, B = np.asarray(A), np.asarray(B)
     fmt = (lambda v: f"{int(v)}") if integral_data(A, B) else repr
-    with open(path, "w", encoding="utf-8") as fh:
+    with output_file(path, overwrite=True) as fh:  # whole or not at all
         fh.write(f"{len(A)}\n\n")
         fh.writelines("\n".join(" ".join(fmt(v) for v in row) for row in M) + "\n\n" for M in (A, B))
 

@@ -1,6 +1,7 @@
 """parse_machine: shapes, machine maps and network files."""
 
 import json
+import re
 
 import networkx as nx
 import numpy as np
@@ -162,7 +163,9 @@ def test_edge_list_lengths_are_link_lengths(tmp_path):
     assert m.distances()[0].tolist() == [0, 1, 2, 3]  # "length" is used (a-d keeps its shortest, 5)
     assert dict(((u, v), w) for u, v, w in m.edges)[(0, 3)] == 5.0
     assert parse_machine(path, weight="length").distances()[0].tolist() == [0, 1, 2, 3]
-    assert parse_machine(path, weight="other").distances()[0].tolist() == [0, 1, 2, 1]  # hops
+    with pytest.raises(ValueError, match=r"net\.txt: no edge has the link length attribute 'other' \(`weight`\), "
+                                         r"edge \('a', 'b'\) for one; the edges' attributes: 'length'$"):
+        parse_machine(path, weight="other")
 
 
 def test_edge_list_errors(tmp_path):
@@ -347,3 +350,63 @@ def test_wrap_on_axes_of_one_and_two_nodes(shape):
     wrap_short_only = tuple(a in short for a in range(len(shape)))
     assert np.array_equal(Machine(shape, torus=wrap_short_only).distances(), Machine(shape).distances())
     assert len(Machine(shape, torus=wrap_short_only).links()) == len(Machine(shape).links())
+
+
+# ---------------------------------------------------------------- weight: link lengths of network files
+
+
+@pytest.mark.parametrize("spec, what", [
+    ("8x8", "a mesh or torus"), ("torus:4x4", "a mesh or torus"), ("dragonfly", "a generated network"),
+    ("fattree:4", "a generated network"), ("4x4 * 2", "a mesh or torus with processors per node"),
+])
+def test_weight_is_refused_without_a_network_file(spec, what):
+    with pytest.raises(ValueError, match=rf"^`weight` names the link lengths of a network file; {re.escape(repr(spec))} "
+                                         rf"is {what}, whose links all have length 1$"):
+        parse_machine(spec, weight="w")
+
+
+def test_weight_is_refused_for_a_machine_map(tmp_path):
+    path = tmp_path / "m.map"
+    path.write_text("..\n.#\n")
+    with pytest.raises(ValueError, match="is a machine map, whose links all have length 1"):
+        parse_machine(path, weight="w")
+
+
+@pytest.mark.parametrize("weight", ["", 3, ["w"]])
+def test_weight_must_name_an_attribute(weight):
+    with pytest.raises(ValueError, match="`weight` must be the name of an edge attribute"):
+        parse_machine("net.graphml", weight=weight)
+
+
+@pytest.mark.parametrize("suffix", [".graphml", ".json"])
+def test_an_edge_without_the_weight_is_an_error(tmp_path, suffix):
+    G = nx.path_graph(["a", "b", "c", "d"])
+    G.edges["a", "b"]["w"] = 2.0
+    G.edges["c", "d"]["w"] = 1.0
+    path = tmp_path / f"net{suffix}"
+    if suffix == ".graphml":
+        nx.write_graphml(G, path)
+    else:
+        path.write_text(json.dumps(nx.node_link_data(G, edges="links")))
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: edge \('b', 'c'\) has no link length attribute "
+                                         r"'w' \(`weight`\); 1 of the 3 edges lack it$"):
+        parse_machine(path, weight="w")
+    with pytest.raises(ValueError, match=r": no edge has the link length attribute 'x' \(`weight`\), edge \('a', 'b'\) "
+                                         r"for one; the edges' attributes: 'w'$"):
+        parse_machine(path, weight="x")
+    G.edges["b", "c"]["w"] = 4.0
+    if suffix == ".graphml":
+        nx.write_graphml(G, path)
+    else:
+        path.write_text(json.dumps(nx.node_link_data(G, edges="links")))
+    assert parse_machine(path, weight="w").distances()[0].tolist() == [0, 2, 6, 7]
+
+
+def test_an_edge_list_with_lengths_on_some_lines_only(tmp_path):
+    path = tmp_path / "net.txt"
+    path.write_text("a b 2\nb c\nc d\nd a 1\n")
+    with pytest.raises(ValueError, match=r"net\.txt: edge \(b, c\) has no length, while other lines give one; give a "
+                                         r"length on every line or on none \(2 of the 4 edges have none\)$"):
+        parse_machine(path)
+    with pytest.raises(ValueError, match=r"edge \(b, c\) has no length"):
+        parse_machine(path, weight="length")

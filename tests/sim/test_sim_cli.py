@@ -164,6 +164,9 @@ def test_bad_input(argv, match, capsys):
 def test_split_allocators():
     assert split_allocators("mm, mc1x1:tie=2,13,20,6 ,gen-alg") == ["mm", "mc1x1:tie=2,13,20,6", "gen-alg"]
     assert split_allocators("mc1x1:tie=2,1.5,.5,-1") == ["mc1x1:tie=2,1.5,.5,-1"]
+    # a 1D allocator starts with a digit but is no number: it starts a spec
+    assert split_allocators("mm,1d:gilbert:best-fit,mc1x1:tie=2,13,20,6,1d:snake:first-fit") == [
+        "mm", "1d:gilbert:best-fit", "mc1x1:tie=2,13,20,6", "1d:snake:first-fit"]
 
 
 def test_machine_specs(tmp_path, capsys):

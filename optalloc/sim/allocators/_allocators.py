@@ -291,14 +291,15 @@ class OneDAllocator(Allocator):
 
     def fits(self, machine) -> str | None:
         """Why the ordering cannot rank the machine's nodes (the curve's own
-        words: Hilbert needs a power-of-two square or cube), or None; the
+        words: the box curves order 2-D and 3-D boxes, Hilbert power-of-two
+        squares and cubes only), or None; the
         ordering is then kept for the allocations that follow."""
         if not machine.is_grid:
             return "it orders mesh coordinates (use 1d:graph-ORDER:STRATEGY)"
         try:
             self._prepared(machine)
         except ValueError as exc:
-            return str(exc)
+            return f"its order: {exc}"
         return None
 
     def _prepared(self, machine):

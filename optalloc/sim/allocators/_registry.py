@@ -161,6 +161,11 @@ def _parse_1d(spec, parts, rng):
     return OneDAllocator(order, strategy=strategy, ring=ring)
 
 
+def _1d_specs(machine):
+    # the box curves order 2-D and 3-D boxes
+    return ["1d:ORDER:STRATEGY"] if machine.is_grid and machine.ndim in (2, 3) else []
+
+
 def _1d_form() -> str:
     orders, strategies = _one_d_names()
     return (f"1d:ORDER:STRATEGY[:ring] with ORDER one of {', '.join(orders)} and STRATEGY one of "
@@ -226,7 +231,7 @@ ALLOCATOR_FAMILIES = (
     Family("k-subset", KSubsetAllocator, "", lambda parts: parts[0] in ksubset.METHODS,
            _parse_ksubset, _ksubset_specs, _ksubset_misfit),
     Family("1d", OneDAllocator, "1d:ORDER:STRATEGY[:ring]", lambda parts: _is_1d(parts) and not _is_graph_1d(parts),
-           _parse_1d, lambda machine: ["1d:ORDER:STRATEGY"] if machine.is_grid else [],
+           _parse_1d, _1d_specs,
            lambda alloc, machine: alloc.fits(machine)),
     Family("1d-graph", NetworkOneDAllocator, "1d:graph-ORDER:STRATEGY[:ring][:seed=N]", _is_graph_1d,
            _parse_graph_1d, lambda machine: ["1d:graph-ORDER:STRATEGY"], _fits_anywhere),

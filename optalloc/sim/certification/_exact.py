@@ -10,7 +10,9 @@ are the same wherever they were computed (the time a bracket took aside,
 and brackets left by a time limit, which depend on the machine's speed).
 
 Each process keeps one :class:`~optalloc.ksubset.ExactSession` for the
-meshes it solves (triangle cuts carried from state to state).
+meshes it solves (triangle cuts carried from state to state).  Local
+processes end with the process that started them, even when it is killed
+(``kill -9``), and with them the fork server they come from.
 
 On a 2D mesh every state also gets the idle machine's bound: k nodes of a
 free set weigh at least the optimum of k nodes of the whole machine, and
@@ -29,6 +31,7 @@ from __future__ import annotations
 import concurrent.futures
 import math
 import multiprocessing
+import os
 import threading
 import time
 from typing import NamedTuple
@@ -36,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ... import ksubset
+from ..._parent import watch_parent
 
 __all__ = ["Solved", "StateSolver", "idle_bound", "know_idle", "solve_state", "warm_idle"]
 
@@ -214,7 +218,10 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
 _WORKER: dict = {}
 
 
-def _init_worker(machine, exact, time_limit):
+def _init_worker(machine, exact, time_limit, owner=None):
+    # end with the process that made the pool, even when it is killed (kill -9): a worker's parent is
+    # the fork server, which ends by itself once the workers have
+    watch_parent(owner)
     _WORKER.update(machine=machine, exact=exact, time_limit=time_limit, session=ksubset.ExactSession())
 
 
@@ -326,7 +333,8 @@ class StateSolver:
             ctx = multiprocessing.get_context("spawn")
         n = min(self.workers, len(states))
         with concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
-                                                    initargs=(self.machine, self.exact, self.time_limit)) as pool:
+                                                    initargs=(self.machine, self.exact, self.time_limit,
+                                                              os.getpid())) as pool:
             pending, it = set(), iter(states)
             try:
                 idle = self._warm_on(lambda k, end: pool.submit(_warm_in_worker, k, end),

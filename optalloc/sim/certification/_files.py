@@ -11,6 +11,7 @@ line has a ``"metric"`` key): a mesh's files keep the layout they had.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -76,8 +77,9 @@ class _RowFile:
             self.fh = _open_new(self.path, overwrite)
         self.csv = csv.writer(self.fh) if kind == "csv" else None
         if self.csv is not None and not self.stored and self.fh.tell() == 0:
-            self.csv.writerow(_csv_head(self.names, self.metric))
-            self.fh.flush()
+            with self._naming():
+                self.csv.writerow(_csv_head(self.names, self.metric))
+                self.fh.flush()
 
     def _read_back(self) -> int:
         """Parse the rows of the file; return the byte length of the part to keep."""
@@ -132,6 +134,10 @@ class _RowFile:
         """Write and flush one decision row, unless the file already holds it."""
         if r.index in self.stored:
             return
+        with self._naming():
+            self._write(r)
+
+    def _write(self, r: DecisionRow) -> None:
         if self.csv is not None:
             row = [r.index, r.job_id, r.time, r.k, r.n_free, r.lower, r.upper, r.status,
                    " ".join(r.best(self.names)), int(r.cached), f"{r.exact_seconds:.6f}"]
@@ -150,10 +156,22 @@ class _RowFile:
     def finish(self, summary: dict) -> None:
         """End a JSON-lines file with the run's summary (``Certification.to_dict()``)."""
         if self.csv is None:
-            self.fh.write(json.dumps({"summary": summary}) + "\n")
+            with self._naming():
+                self.fh.write(json.dumps({"summary": summary}) + "\n")
 
     def close(self) -> None:
-        self.fh.close()
+        with self._naming():
+            self.fh.close()
+
+    @contextlib.contextmanager
+    def _naming(self):
+        """A failed write (a full disk) raises an OSError that names the file;
+        the rows written before it stay, complete (a cut line is dropped on resume)."""
+        try:
+            yield
+        except OSError as exc:
+            why = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise OSError(exc.errno, f"cannot write {self.path}: {why}") from None
 
     def __enter__(self):
         return self

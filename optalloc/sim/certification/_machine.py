@@ -69,7 +69,7 @@ def default_allocators(machine) -> tuple:
     from ...machine import Machine, parse_machine
 
     machine = machine if isinstance(machine, Machine) else parse_machine(machine)
-    if machine.kind == "mesh":
+    if machine.kind == "mesh" and machine.ndim in (2, 3):
         return _MESH_DEFAULTS
     names = _MESH_DEFAULTS if machine.is_grid else _NETWORK_DEFAULTS
     out = [text for text in names if misfit(parse_allocator(text), machine) is None]

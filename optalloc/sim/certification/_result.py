@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..._files import output_path
 from ..._table import text_table
 from ..engine import SimulationResult
 from ..metrics._metrics import _pandas
@@ -353,7 +354,8 @@ class Certification(DecisionRows):
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        with _RowFile(path, self.names, overwrite=overwrite, kind="csv", metric=self.metric) as out:
+        with output_path(path, overwrite=overwrite) as tmp, \
+                _RowFile(tmp, self.names, kind="csv", metric=self.metric) as out:
             for r in self.rows:
                 out.write(r)
 
@@ -362,7 +364,8 @@ class Certification(DecisionRows):
 
         Never replaces a file unless ``overwrite`` is True.
         """
-        with _RowFile(path, self.names, overwrite=overwrite, kind="jsonl", metric=self.metric) as out:
+        with output_path(path, overwrite=overwrite) as tmp, \
+                _RowFile(tmp, self.names, kind="jsonl", metric=self.metric) as out:
             for r in self.rows:
                 out.write(r)
             out.finish(self.to_dict())

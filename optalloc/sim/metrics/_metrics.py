@@ -27,11 +27,11 @@ import csv
 import dataclasses
 import json
 import math
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..._files import output_file
 from ._fairness import fair_start_summary
 from ._locality import locality_summary
 
@@ -373,9 +373,9 @@ CSV_COLUMNS = tuple(f.name for f in dataclasses.fields(JobRecord))
 
 
 def _open_new(path, overwrite):
-    if os.path.exists(path) and not overwrite:
-        raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
-    return open(path, "w", encoding="utf-8", newline="")
+    """The file to write ``path`` through: written whole or not at all
+    (``optalloc._files``; an existing file refused without ``overwrite``)."""
+    return output_file(path, overwrite=overwrite, newline="")
 
 
 def write_csv(records, path, *, overwrite=False) -> None:

@@ -29,6 +29,7 @@ import os
 
 import numpy as np
 
+from ..._files import output_path
 from ...machine import Machine, parse_machine
 from ..certification._rows import TOL
 
@@ -85,7 +86,8 @@ def _write(ax, path):
         fig = ax.get_figure(root=True)
     except TypeError:  # matplotlib before 3.10: ax.figure is the root
         fig = ax.figure
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    with output_path(path, overwrite=True) as tmp:  # whole or not at all; _check_path refused a file before
+        fig.savefig(tmp, dpi=120, bbox_inches="tight")
 
 
 def _owners_at(source, time):

@@ -25,6 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field, fields
 
+from ..._files import output_file
 from ..._text import gunzip, read_data
 from ..._validate import validate_positive
 
@@ -558,5 +559,5 @@ def write_swf(trace: Trace, path, *, overwrite=False) -> None:
         f[0], f[1], f[3], f[4], f[7], f[8] = j.job_id, j.submit, j.runtime, j.procs, j.procs, j.estimate
         f[11] = -1 if j.user is None else j.user
         lines.append(" ".join(_fmt(v) for v in f))
-    with open(path, "w", encoding="utf-8") as fh:
+    with output_file(path, overwrite=overwrite) as fh:  # whole or not at all
         fh.write("\n".join(lines) + "\n")
