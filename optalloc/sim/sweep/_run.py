@@ -23,6 +23,7 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from ..._parent import watch_parent
 from ..._progress import Progress, check_progress
 from ..certification._dask_client import DaskClient, dask_client
 from . import _worker
@@ -138,8 +139,9 @@ class _LocalPool:
         self.executor = self._start()
 
     def _start(self):
-        # the workers end when this process dies, even by kill -9 (see _worker._watch_parent)
-        return concurrent.futures.ProcessPoolExecutor(max_workers=self.size, initializer=_worker._watch_parent)
+        # the workers end when this process dies, even by kill -9 (watch_parent: this pid is the owner)
+        return concurrent.futures.ProcessPoolExecutor(max_workers=self.size, initializer=watch_parent,
+                                                      initargs=(os.getpid(),))
 
     @property
     def busy(self) -> bool:

@@ -3,18 +3,12 @@
 :func:`_run_config` never raises and returns plain data (a dict) for the
 calling process to store; the local and the Dask executors both call it
 through this module, so that replacing it here (tests) reaches both.
-
-:func:`_watch_parent` is the initializer of the local worker processes:
-they end when the process that started them dies, even by ``kill -9``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import sys
-import threading
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -32,61 +26,6 @@ class _Payload(NamedTuple):
 
     kind: str
     value: object
-
-
-#: Seconds between two looks of a worker at its parent.
-_PARENT_POLL = 0.5
-
-
-def _watch_parent(poll=_PARENT_POLL):
-    """Make this worker process end when its parent dies (pool initializer).
-
-    A daemon thread checks every ``poll`` seconds that the parent still
-    lives and otherwise ends the process at once (``os._exit``; a worker
-    only computes, the parent writes every result): on POSIX the parent
-    pid changes when the parent dies (the orphan is adopted), on Windows
-    the parent's process handle is signalled.  On Linux the kernel also
-    kills the worker the moment its parent dies (``PR_SET_PDEATHSIG``).
-    """
-    ppid = os.getppid()
-    if sys.platform.startswith("linux"):
-        _set_parent_death_signal()
-    parent = None
-    if os.name == "nt":
-        import multiprocessing
-
-        parent = multiprocessing.parent_process()
-
-    def orphaned():
-        if parent is not None:
-            return not parent.is_alive()
-        return os.getppid() != ppid
-
-    if orphaned():  # the parent died before the signal was set
-        os._exit(1)
-
-    def watch():
-        while True:
-            if parent is not None:
-                parent.join(poll)
-            else:
-                time.sleep(poll)
-            if orphaned():
-                os._exit(1)
-
-    threading.Thread(target=watch, name="optalloc-parent-watch", daemon=True).start()
-
-
-def _set_parent_death_signal():
-    """Linux: SIGKILL this process when its parent dies (best effort)."""
-    try:
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # no libc or no prctl: the watching thread remains
-        pass
 
 
 #: Traces parsed by this process, by canonical trace spec and machine size.
