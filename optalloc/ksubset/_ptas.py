@@ -203,7 +203,7 @@ def _choose_m(inst: _Instance, budget: float, limit: int):
     listing plus predicted search fits ``budget`` (the largest fitting one
     with a guarantee when the largest has none); ``(None, predicted)`` when
     not even m = 1 fits."""
-    n, d = inst.pts.shape
+    d = inst.pts.shape[1]
     fits, over = [], math.inf
     deadline = time.perf_counter() + budget  # for the whole scan
     for m in range(1, inst.k + 1):
@@ -216,6 +216,11 @@ def _choose_m(inst: _Instance, budget: float, limit: int):
             over = seconds
             break
         fits.append((plan, seconds))
+        if len(fits) > 1 and fits[-2][0].seconds > _SLICE / 10:
+            # the listing for m + 1, by the growth from m - 1 to m: stop when it cannot fit either
+            growth = plan.seconds / fits[-2][0].seconds
+            if plan.seconds * growth > deadline - time.perf_counter():
+                break
     if not fits:
         return None, over
     proven = [f for f in fits if ptas_guarantee(f[0].m, inst.k, d) is not None]
@@ -269,7 +274,9 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT, budget=PTAS_BU
         seconds per unit those paths took), and keeps the largest m whose
         total fits, or the largest fitting one with a guarantee when the
         largest has none.  The scan over m stops once its own time
-        reaches the budget, so choosing takes up to about the budget again.
+        reaches the budget, or when the listing for the next m, by the
+        growth of the last two, would not fit the time left; choosing
+        takes up to about the budget again.
         When even m = 1 does not fit: a ValueError without a time limit,
         m = 1 with one.
     progress : bool or callable, optional

@@ -101,8 +101,7 @@ def axis_tables(c, sizes, k):  # pragma: no cover - compiled
             for e in range(b + s, n - tail[i + 1] + 1):
                 run = min(run, C[i, e - s + first])
                 v = run + F[i + 1, e]
-                if v < best:
-                    best = v
+                best = min(best, v)
             head = 0.0 if i == 0 else (2 * before[i] - k + 1) * c[b]
             F[i, b] = head + best
     return C, D, F, Dlast
@@ -191,10 +190,8 @@ def _group_dp(e, a, order, coord, x, group_of, quota, lin, pinned, alive, k):  #
             for st in range(nst - 1 - step, -1, -1):
                 if dpx[st] < np.inf and cnt[st, i] < quota[i]:
                     coef = c * (2 * pos[st] - k + 1)
-                    if dpx[st] + coef < dpx[st + step]:
-                        dpx[st + step] = dpx[st] + coef
-                    if dpy[st] + coef + lin[q] < dpy[st + step]:
-                        dpy[st + step] = dpy[st] + coef + lin[q]
+                    dpx[st + step] = min(dpx[st + step], dpx[st] + coef)
+                    dpy[st + step] = min(dpy[st + step], dpy[st] + coef + lin[q])
     return dpx[nst - 1], dpy[nst - 1]
 
 
@@ -281,7 +278,6 @@ def axis_vectors(c, tables, sizes, k, g, x, order, coord, a, alive, least, opt1,
     lin = np.zeros(n)
     pinned = np.zeros(n, np.bool_)
     quota = np.zeros(m, np.int64)
-    own = np.zeros(m)
     xe = np.zeros(d)
     ye = np.zeros(d)
     if m == 1:

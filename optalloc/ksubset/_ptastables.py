@@ -135,7 +135,7 @@ def _evaluate(x, plist, npin, sl, vals, codes, omega, bsel, sizes, cs, state, be
     ``state[2]``: the tolerance of the final comparison).  ``work`` is
     :func:`workspace`'s; it adds to ``counts[1:7]`` (see
     :func:`._ptassearch.search`)."""
-    n, d = x.shape
+    d = x.shape[1]
     m = sizes.shape[0]
     val = vals[d - 1]
     code = codes[d - 1]
@@ -181,7 +181,7 @@ def _evaluate(x, plist, npin, sl, vals, codes, omega, bsel, sizes, cs, state, be
 def _tables(x, plist, npin, sl, val, omega, sizes, cs, state, best, work, counts, prune):  # pragma: no cover
     """The depth-first search over the cell tables of :func:`_evaluate`:
     each cell keeps its pins and takes its other points least in val."""
-    n, d = x.shape
+    d = x.shape[1]
     m = sizes.shape[0]
     ncell = cs.shape[0]
     block = ncell // m
