@@ -276,7 +276,8 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT, budget=PTAS_BU
         largest has none.  The scan over m stops once its own time
         reaches the budget, or when the listing for the next m, by the
         growth of the last two, would not fit the time left; choosing
-        takes up to about the budget again.
+        takes up to about the budget again.  With a time limit below the
+        budget, the limit stands for the budget.
         When even m = 1 does not fit: a ValueError without a time limit,
         m = 1 with one.
     progress : bool or callable, optional
@@ -349,7 +350,7 @@ def ptas(points, k, *, m=None, time_limit=None, limit=PTAS_LIMIT, budget=PTAS_BU
     predicted = None
     try:
         if m is None:
-            plan, predicted = _choose_m(inst, budget, limit)
+            plan, predicted = _choose_m(inst, budget if time_limit is None else min(budget, time_limit), limit)
             if plan is None:
                 if time_limit is None:
                     raise ValueError(
