@@ -15,6 +15,10 @@ Suites (:data:`SUITES`), one module each:
     the box search and the PTAS (:func:`run_exact`, :func:`run_profiles`,
     :func:`run_box`, :func:`run_ptas`), and the proven gaps on 16 x 16,
     32 x 32 and 8 x 8 x 8 meshes (:func:`run_goals`);
+``ptas``
+    the strip-enumeration PTAS: exact with m = k against brute force,
+    m = 3 and 4 and the default m on 40 to 100 points against the exact
+    solver (:func:`run_ptas_suite`);
 ``qap``
     GRASP and tabu search on QAPLIB and mapping instances against scipy
     (:func:`run_qap`);
@@ -47,6 +51,7 @@ from ._curves import OrderBenchRow, format_curves_table, run_curves
 from ._exact import BOX_CASES, PROFILE_CASES, run_box, run_exact, run_exact_suite, run_profiles, run_ptas
 from ._goals import GOAL_CASES, run_goals
 from ._heuristics import run
+from ._ptas import run_ptas_suite
 from ._qap import QAPBenchRow, format_qap_table, qaplib_dir, run_qap
 from ._sim import NASA_TRACE, nasa_trace_path, run_sim_bench
 from ._startup import HEAVY, StartupRow, format_startup_table, run_startup
@@ -82,6 +87,7 @@ __all__ = [
     "run_goals",
     "run_profiles",
     "run_ptas",
+    "run_ptas_suite",
     "run_qap",
     "run_sim_bench",
     "run_startup",
@@ -89,10 +95,10 @@ __all__ = [
 ]
 
 #: The suites, in the order ``run_bench("all")`` runs them.
-SUITES = ("heuristics", "exact", "qap", "sim", "curves", "topologies", "startup")
+SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup")
 
 #: default time limit (seconds) per solve of the suites that take one
-DEFAULT_LIMITS = {"exact": 60.0, "qap": 2.0, "curves": 30.0, "topologies": 60.0}
+DEFAULT_LIMITS = {"exact": 60.0, "ptas": 60.0, "qap": 2.0, "curves": 30.0, "topologies": 60.0}
 
 
 @dataclass
@@ -121,7 +127,8 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
         startup: runs of each command and of the baseline, the medians
         kept (at most 3 with ``quick``).
     limit : float, optional
-        Seconds per exact solve (default 60; also in the topologies suite),
+        Seconds per exact solve (default 60; also in the ptas and
+        topologies suites),
         per QAP run (2) or per ordering search (30); not for the
         heuristics and startup suites.
     progress : callable, optional
@@ -138,7 +145,7 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
     if repeat < 1:
         raise ValueError(f"`repeat` must be at least 1, got {repeat}")
     if limit is not None and suite in ("heuristics", "startup"):
-        raise ValueError("`limit` applies to the exact, qap, curves and all suites")
+        raise ValueError("`limit` applies to the exact, ptas, qap, curves and all suites")
     if limit is not None and not limit > 0:
         raise ValueError(f"`limit` must be positive, got {limit}")
     tables = []
@@ -149,6 +156,9 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
             ok = all(r.agree for r in rows)
         elif name == "exact":
             rows, text = run_exact_suite(quick=quick, limit=lim, progress=progress), format_table
+            ok = all(r.agree for r in rows)
+        elif name == "ptas":
+            rows, text = run_ptas_suite(quick=quick, limit=lim, progress=progress), format_table
             ok = all(r.agree for r in rows)
         elif name == "qap":
             rows, text, ok = run_qap(quick=quick, limit=lim, progress=progress), format_qap_table, True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, add_quiet, print_json, progress_for
 
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
-SUITES = ("heuristics", "exact", "qap", "sim", "curves", "topologies", "startup")
+SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup")
 
 
 def cmd_bench(args) -> int:
@@ -14,7 +14,7 @@ def cmd_bench(args) -> int:
     if args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     if args.limit is not None and args.suite in ("heuristics", "startup"):
-        raise UsageError("--limit applies to --suite exact, qap, curves or all")
+        raise UsageError("--limit applies to --suite exact, ptas, qap, curves or all")
     if args.limit is not None and not args.limit > 0:
         raise UsageError(f"--limit must be positive, got {args.limit}")
 
@@ -45,14 +45,15 @@ def register(sub) -> None:
                    "or of each startup command (the median is kept)")
     p.add_argument("--suite", choices=(*SUITES, "all"), default="heuristics",
                    help="heuristics (seconds, default), exact (the exact solver against the plain "
-                   "pairwise MIP: up to 2 x 9 x --limit seconds), qap (GRASP and tabu over 10 seeds on "
+                   "pairwise MIP: up to 2 x 9 x --limit seconds), ptas (the strip-enumeration PTAS against brute "
+                   "force and the exact solver: about a minute), qap (GRASP and tabu over 10 seeds on "
                    "QAPLIB and mapping instances against scipy: about 15 minutes), sim (the NASA trace: "
                    "simulation and certification, a few minutes), curves (reference values and order_graph "
                    "against the curves: about 2 minutes), topologies (exact on a half-free torus against the "
                    "mesh and the pairwise MIP: up to 3 x 9 x --limit seconds), startup (the wall time of optalloc --help in a fresh "
                    "interpreter against python -c pass: seconds) or all")
     p.add_argument("--limit", type=float, metavar="S",
-                   help="time limit per exact solve (default 60), per QAP run (default 2) or per order_graph "
+                   help="time limit per exact solve (default 60; also in --suite ptas), per QAP run (default 2) or per order_graph "
                    "search (default 30)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     add_quiet(p)

@@ -327,8 +327,8 @@ def register(sub) -> None:
     p.add_argument("--tie-break", metavar="V", help="mc1x1: 'default', 'off' or SR,AF,WF,BF")
     p.add_argument("--request", metavar="AxB", help="mc1x1: requested shape of shell 0 (MC)")
     p.add_argument("--ring-length", type=float, metavar="L", help="line: circumference of a ring")
-    p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default: the largest the PTAS's "
-                   "budget of structures allows)")
+    p.add_argument("--strips", type=int, metavar="M", help="ptas: strips per axis (default: the largest whose time, "
+                   "by the PTAS's cost model, fits its budget)")
     add_quiet(p, verbose=True, progress_help="kept for one release: progress is now shown by default (--quiet hides "
               "it); with --method exact it asks for the detailed log instead, as --verbose does")
     p.add_argument("--out", metavar="FILE", help="write the chosen points to FILE (a points file)")

@@ -13,10 +13,10 @@ from optalloc.sim import Job, replicate, simulate, work_multiple
 NO_USERS = "1 0 -1 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 5 -1 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
 
 CLI = [
-    ("simulate {small} --machine 8x4 --work-multiple 0", "`work_multiple` must be a positive finite number"),
-    ("simulate {small} --machine 8x4 --work-multiple -2", "`work_multiple` must be a positive finite number"),
+    ("simulate {small} --machine 8x4 --work-multiple 0", "--work-multiple must be a positive finite number"),
+    ("simulate {small} --machine 8x4 --work-multiple -2", "--work-multiple must be a positive finite number"),
     ("simulate {small} --machine 8x4 --work-multiple nan", "got nan"),
-    ("simulate {small} --machine 8x4 --replication 0", "`replication` must be an integer of at least 1"),
+    ("simulate {small} --machine 8x4 --replication 0", "--replication must be an integer of at least 1"),
     ("simulate nousers.swf --machine 8x4 --scheduler cplant", "needs user ids (SWF field 12)"),
     ("simulate nousers.swf --machine 8x4 --fair-start", "needs user ids"),
     ("simulate {small} --machine '8x8 torus * -4'", "must not be negative, got -4"),

@@ -25,7 +25,7 @@ from ..allocators import (
     NetworkOneDAllocator,
     OneDAllocator,
     RandomAllocator,
-    check_allocator,
+    misfit,
     parse_allocator,
 )
 from ..schedulers import SCHEDULERS
@@ -260,9 +260,10 @@ def _allocator_spec(text, seed_list, where):
 
 def _probe(alloc, machine, text, mtext, where):
     """Fail now if the allocator cannot run on the machine (bad options, shapes)."""
+    why = misfit(alloc, machine)  # the registry's reason (a 1D curve checks the shape here)
+    if why is not None:
+        _fail(where, f"{text!r} cannot run on machine {mtext!r}: {why}")
     try:
-        check_allocator(alloc, machine)
-        alloc.ordering(machine)  # 1D orderings check the shape here
         if isinstance(alloc, KSubsetAllocator) and machine.is_grid and machine.size > 256:
             # options (tie vectors) on a smaller mesh
             machine = Machine(tuple(min(n, 8) for n in machine.shape), torus=machine.torus)
