@@ -1,6 +1,7 @@
 """What every subcommand shares: exit codes, one-line errors, number
-formatting, JSON printing, output files (``--out``/``--force``) and the
-machine given by ``--machine``.
+formatting, JSON printing, output files (``--out``/``--force``), input
+files (a bundled instance by its name: :func:`input_path`) and the machine
+given by ``--machine``.
 
 The command line is a layer above the library: it imports the public names
 of each package (those of its ``__all__``) and the shared core modules
@@ -13,9 +14,11 @@ import argparse
 import json
 import math
 import os
+import textwrap
 
 import numpy as np
 
+from optalloc import instance_names, instance_path
 from optalloc._progress import Progress
 from optalloc._text import read_text  # noqa: F401 (the commands read their files with it)
 from optalloc.machine import parse_machine
@@ -27,8 +30,24 @@ class UsageError(Exception):
     """Bad command-line input: reported in one line, exit code 2."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, wrapped between words only: never inside a
+    hyphenated name such as ``points-plane.txt`` or ``mm-inc``."""
+
+    def _split_lines(self, text, width):
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text, width, indent):
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
+
+
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one-line :class:`UsageError`."""
+    """An argument parser whose errors are one-line :class:`UsageError`,
+    its help wrapped by :class:`HelpFormatter`."""
+
+    def __init__(self, *args, formatter_class=HelpFormatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def error(self, message):  # one line instead of usage + message
         raise UsageError(message)
@@ -115,6 +134,33 @@ def write_lines(path: str, lines, force: bool) -> None:
 def point_text(p) -> str:
     """Coordinates separated by one space, as in a points file."""
     return " ".join(fmt(float(c)) for c in p)
+
+
+# ---------------------------------------------------------------- input files
+
+
+def input_path(text: str) -> str:
+    """The file an input option or argument names: ``text`` when such a
+    file exists here or ``text`` is not a bare file name, else the bundled
+    instance of that name (:func:`optalloc.instance_path`), else ``text``
+    unchanged, for the command to report missing in its own words.
+
+    The ``type`` of every option and argument that reads a file, and of
+    ``--machine`` (a shape such as ``16x16`` names no file and is kept).
+    """
+    if os.path.exists(text) or os.path.basename(text) != text or text in ("", ".", ".."):
+        return text
+    try:
+        return str(instance_path(text))
+    except ValueError:
+        return text
+
+
+def add_input(p, *flags, example: str | None = None, help: str, **kwargs):  # noqa: A002 (argparse's name)
+    """Add an option or argument that reads a file (``type=input_path``);
+    its help says that a bundled instance's name works, with ``example``."""
+    where = f", e.g. {example}" if example else ""
+    return p.add_argument(*flags, type=input_path, help=f"{help}; or the name of a bundled instance{where}", **kwargs)
 
 
 # ---------------------------------------------------------------- progress

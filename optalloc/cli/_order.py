@@ -14,6 +14,7 @@ from optalloc.curves import GRAPH_METHODS, order_graph
 from ._common import (
     EXIT_OK,
     UsageError,
+    add_input,
     add_quiet,
     check_at_least_one,
     check_out,
@@ -79,10 +80,10 @@ def register(sub) -> None:
                        description="A linear order of the nodes that keeps neighbours close (the ordering "
                        "objective of SAND2003-3702 sec. 4.2), with a proven lower bound. Busy nodes of a "
                        "machine map are ordered too: an ordering ranks every node.")
-    p.add_argument("--machine", required=True, metavar="SPEC",
-                   help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a generated network "
-                   "(dragonfly:9,4,2,2, fattree:4), a machine map, or a network "
-                   "file: edge list (u v [length] per line), GraphML (.graphml) or JSON node-link (.json)")
+    add_input(p, "--machine", required=True, metavar="SPEC", example="network.graphml",
+              help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a generated network "
+              "(dragonfly:9,4,2,2, fattree:4), a machine map, or a network "
+              "file: edge list (u v [length] per line), GraphML (.graphml) or JSON node-link (.json)")
     p.add_argument("--weight", metavar="ATTR",
                    help="network files: edge attribute holding link lengths (default: hops; an edge list's "
                    "third column is the length)")
