@@ -18,7 +18,7 @@ import textwrap
 
 import numpy as np
 
-from optalloc import instance_names, instance_path
+from optalloc import instance_path
 from optalloc._progress import Progress
 from optalloc._text import read_text  # noqa: F401 (the commands read their files with it)
 from optalloc.machine import parse_machine
@@ -156,7 +156,7 @@ def input_path(text: str) -> str:
         return text
 
 
-def add_input(p, *flags, example: str | None = None, help: str, **kwargs):  # noqa: A002 (argparse's name)
+def add_input(p, *flags, example: str | None = None, help: str, **kwargs):
     """Add an option or argument that reads a file (``type=input_path``);
     its help says that a bundled instance's name works, with ``example``."""
     where = f", e.g. {example}" if example else ""
