@@ -7,10 +7,11 @@ fresh virtual environment that sees this interpreter's packages
 (``--system-site-packages``; ``pip install --no-deps --no-index``:
 offline). The examples run from an empty temporary directory with that
 environment's ``optalloc`` script and interpreter, so they can rely on
-nothing of the clone: they read the bundled instances by name. numba is
-hidden from that environment, as after ``pip install optalloc`` without
-the ``fast`` extra (the pages whose output shows the compiled searches run
-with it, under ``-m slow``).
+nothing of the clone: they read the bundled instances by name. What runs
+by default runs without numba, hidden from that environment, as after
+``pip install optalloc`` without the ``fast`` extra; what runs only with
+``-m slow`` runs with it, as the in-tree doctests do (some pages show what
+the compiled searches print, some are slow without them).
 
 The examples are collected from the Markdown of ``README.md`` and
 ``docs/**/*.md``, so a new one is run without being listed here:
@@ -80,24 +81,20 @@ SCRIPTS_SKIP = {
                           "a minute), their loops abbreviated with ...",
 }
 
-#: pages whose ``>>>`` examples run only with ``-m slow``
+#: pages whose ``>>>`` examples run only with ``-m slow`` (and numba)
 SLOW_PAGES = {
     "docs/certify.md": "certifies the 120 decisions of the bundled trace several times",
-    "docs/methods/metric.md": "exact solves on tori and networks",
-    "docs/methods/bounds.md": "box and profile bounds on many instances",
+    "docs/methods/metric.md": "exact solves on tori and networks, some proven by the compiled searches",
+    "docs/methods/bounds.md": "box and profile bounds on many instances, far slower without numba",
     "docs/curves.md": "orderings searched by the tabu search",
-}
-
-#: pages whose ``>>>`` examples show what the numba-compiled code does (the `fast` extra): run, with
-#: numba, only with ``-m slow`` (the first calls compile the kernels)
-NUMBA_PAGES = {
+    # what the compiled searches print: without numba another phase proves these optima
     "docs/methods/exact.md": "the shape search proves the example (phase 'shapes'); without numba the profile "
                              "search does",
     "docs/topologies/dragonfly.md": "the search over block counts proves the example (phase 'blocks'); without "
                                     "numba branch and bound does, and slowly",
 }
 
-#: the variable that hides numba from the environment of the examples
+#: the variable that hides numba from the environment of the examples (set for what runs by default)
 NO_NUMBA = "OPTALLOC_EXAMPLES_NO_NUMBA"
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\S*)")
@@ -190,7 +187,7 @@ ALL_BLOCKS = [b for doc in DOCS for b in find_blocks(doc)]
 COMMAND_BLOCKS = [b for b in ALL_BLOCKS if b.commands()]
 SCRIPT_BLOCKS = [b for b in ALL_BLOCKS if b.info.startswith("python") and not any(">>>" in x for x in b.lines)]
 DOCTEST_FILES = sorted({b.file for b in ALL_BLOCKS if any(x.lstrip().startswith(">>>") for x in b.lines)})
-FAST_PAGES = [f for f in DOCTEST_FILES if f not in SLOW_PAGES and f not in NUMBA_PAGES]
+FAST_PAGES = [f for f in DOCTEST_FILES if f not in SLOW_PAGES]
 
 
 # --------------------------------------------------------------------------- the installed wheel
@@ -199,8 +196,11 @@ FAST_PAGES = [f for f in DOCTEST_FILES if f not in SLOW_PAGES and f not in NUMBA
 class Env:
     root: Path  # the virtual environment
     python: Path
-    env: dict  # the environment of a command: the venv's bin first on PATH, no PYTHONPATH
+    env: dict  # the environment of a command: the venv's bin first on PATH, no PYTHONPATH, numba hidden
     site: Path  # the folder that holds the installed package
+
+    def environ(self, numba: bool) -> dict:
+        return {k: v for k, v in self.env.items() if not (numba and k == NO_NUMBA)}
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +231,7 @@ def installed(tmp_path_factory) -> Env:
     assert install.returncode == 0, f"installing the wheel failed:\n{install.stderr[-3000:]}"
     # `pip install optalloc` without the `fast` extra: this interpreter's numba is hidden from the
     # environment while NO_NUMBA is set (by default), which also keeps the first compilation of the
-    # kernels in a fresh install out of the run; NUMBA_PAGES run with it
+    # kernels in a fresh install out of the run; what is slow runs with it
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, env=env, check=True).stdout.strip())
     (site / "_hide_numba.pth").write_text(
@@ -245,22 +245,23 @@ def installed(tmp_path_factory) -> Env:
 
 # --------------------------------------------------------------------------- commands
 
-def _bash(command: str, cwd: Path, inst: Env, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=inst.env, capture_output=True, text=True,
-                          timeout=timeout)
-
-
-def run_commands(block: Block, inst: Env, cwd: Path) -> list[str]:
+def run_commands(block: Block, inst: Env, cwd: Path, *, numba: bool = False) -> list[str]:
     """Run the block's commands in ``cwd``; the problems found (none: it ran as shown)."""
+    env = inst.environ(numba)
+
+    def bash(command):
+        return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=1200)
+
     for command in block.setup:
-        done = _bash(command, cwd, inst)
+        done = bash(command)
         if done.returncode != 0:
             return [f"setup `{command}` exited with {done.returncode}: {done.stderr.strip()[-500:]}"]
     problems = []
     for command, code, error in block.commands():
         if command in SKIP:
             continue
-        done = _bash(command, cwd, inst)
+        done = bash(command)
         if done.returncode != code:
             problems.append(f"`{command}` exited with {done.returncode}, not {code}: {done.stderr.strip()[-800:]}")
         elif error is not None:
@@ -314,7 +315,7 @@ def _command_params():
 @pytest.mark.parametrize("block", _command_params())
 def test_commands_run_from_any_directory(block, request, tmp_path):
     if _is_slow(block):
-        problems = run_commands(block, request.getfixturevalue("installed"), tmp_path)
+        problems = run_commands(block, request.getfixturevalue("installed"), tmp_path, numba=True)
     else:
         problems = request.getfixturevalue("fast_results")[0][block.id]
     assert not problems, f"{block.id}:\n" + "\n".join(problems)
@@ -348,20 +349,18 @@ print(json.dumps(results))
 
 def run_pages(pages: list[str], inst: Env, cwd: Path, *, numba: bool = False) -> dict:
     """Run the ``>>>`` examples of ``pages`` (one doctest per page) with the venv's interpreter in ``cwd``."""
-    env = {k: v for k, v in inst.env.items() if not (numba and k == NO_NUMBA)}
+    env = inst.environ(numba)
     done = subprocess.run([str(inst.python), "-c", RUNNER, json.dumps([(p, str(ROOT / p)) for p in pages]),
                            DOCTEST_FLAGS], cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, f"the doctest runner failed:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout.splitlines()[-1])
 
 
-@pytest.mark.parametrize("page", [
-    pytest.param(p, marks=[pytest.mark.slow] if p in SLOW_PAGES or p in NUMBA_PAGES else [])
-    for p in DOCTEST_FILES])
+@pytest.mark.parametrize("page", [pytest.param(p, marks=[pytest.mark.slow] if p in SLOW_PAGES else [])
+                                  for p in DOCTEST_FILES])
 def test_python_examples_run_from_any_directory(page, request, tmp_path):
-    if page in SLOW_PAGES or page in NUMBA_PAGES:
-        inst = request.getfixturevalue("installed")
-        result = run_pages([page], inst, tmp_path, numba=page in NUMBA_PAGES)[page]
+    if page in SLOW_PAGES:
+        result = run_pages([page], request.getfixturevalue("installed"), tmp_path, numba=True)[page]
     else:
         result = request.getfixturevalue("fast_results")[1][page]
     assert result["tried"] > 0
@@ -390,7 +389,7 @@ def test_every_listed_exception_is_still_in_the_docs():
     commands = {c for b in COMMAND_BLOCKS for c, _, _ in b.commands()}
     for name in (*SKIP, *SLOW):
         assert name in commands, f"{name!r} is listed but no longer in the docs"
-    for page in (*SLOW_PAGES, *NUMBA_PAGES):
+    for page in SLOW_PAGES:
         assert page in DOCTEST_FILES, f"{page} is listed but has no >>> example"
     for page in SCRIPTS_SKIP:
         assert any(b.file == page for b in SCRIPT_BLOCKS), f"{page} is listed but has no script"
