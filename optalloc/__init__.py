@@ -24,9 +24,10 @@ models
     The Pyomo formulations (``optalloc.models``).
 """
 
-from ._instances import instance_path
+from ._instances import instance_names, instance_path
 from ._result import STATUSES, TERMINATIONS, MappingResult, OrderResult, Result, SubsetResult
 
 __version__ = "0.1.0"
 
-__all__ = ["instance_path", "MappingResult", "OrderResult", "Result", "STATUSES", "SubsetResult", "TERMINATIONS", "__version__"]
+__all__ = ["instance_names", "instance_path", "MappingResult", "OrderResult", "Result", "STATUSES", "SubsetResult",
+           "TERMINATIONS", "__version__"]

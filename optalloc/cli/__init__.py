@@ -13,6 +13,11 @@ take a machine map as ``--map FILE`` or points as ``--points FILE``.
 Standard output carries results only; standard error carries progress
 (none with ``-q``), the solvers' logs (``--verbose`` only) and errors.
 
+Every option and argument that reads a file also takes the name of a
+bundled instance (``--map mesh16x16.txt``, ``simulate small.swf``) when no
+file of that name exists in the working directory
+(:func:`._common.input_path`); a path that exists always wins.
+
 Exit codes: 0 success, 1 no solution found (or a failed check), 2 bad
 input (one line on stderr, no traceback), 130 interrupted.
 """
@@ -23,7 +28,7 @@ import contextlib
 import os
 import sys
 
-from optalloc import __version__
+from optalloc import __version__, instance_names
 from optalloc._pyomo import solver_logs
 
 from . import _bench, _ksubset, _order, _plot, _qap, _sim
@@ -32,10 +37,17 @@ from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageErr
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NO_SOLUTION", "EXIT_OK", "UsageError", "build_parser", "main"]
 
 
+#: the epilog of ``optalloc --help``, given the bundled instances' names
+INPUT_FILES = ("Input files: every option and argument that reads a file (--points, --map, --chosen, --machine, "
+               "--comm, --nodes, TRACE, CONFIG.toml, FILE.dat, CERT, DB) also takes the name of a bundled instance "
+               "when no file of that name is in the working directory (a path that exists always wins): {}. In "
+               "Python, optalloc.instance_path(NAME) gives the path of one.")
+
+
 def build_parser() -> Parser:
     """The ``optalloc`` argument parser with every subcommand."""
     parser = Parser(prog="optalloc", description="Communication-aware processor allocation: exact and "
-                    "approximate solvers, with certificates.")
+                    "approximate solvers, with certificates.", epilog=INPUT_FILES.format(", ".join(instance_names())))
     parser.add_argument("--version", action="version", version=f"optalloc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True

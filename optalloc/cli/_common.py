@@ -1,6 +1,7 @@
 """What every subcommand shares: exit codes, one-line errors, number
-formatting, JSON printing, output files (``--out``/``--force``) and the
-machine given by ``--machine``.
+formatting, JSON printing, output files (``--out``/``--force``), input
+files (a bundled instance by its name: :func:`input_path`) and the machine
+given by ``--machine``.
 
 The command line is a layer above the library: it imports the public names
 of each package (those of its ``__all__``) and the shared core modules
@@ -16,9 +17,11 @@ import json
 import math
 import os
 import re
+import textwrap
 
 import numpy as np
 
+from optalloc import instance_path
 from optalloc._files import output_file
 from optalloc._progress import Progress
 from optalloc._text import read_text  # noqa: F401 (the commands read their files with it)
@@ -31,8 +34,24 @@ class UsageError(Exception):
     """Bad command-line input: reported in one line, exit code 2."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, wrapped between words only: never inside a
+    hyphenated name such as ``points-plane.txt`` or ``mm-inc``."""
+
+    def _split_lines(self, text, width):
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text, width, indent):
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
+
+
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one-line :class:`UsageError`."""
+    """An argument parser whose errors are one-line :class:`UsageError`,
+    its help wrapped by :class:`HelpFormatter`."""
+
+    def __init__(self, *args, formatter_class=HelpFormatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def error(self, message):  # one line instead of usage + message
         raise UsageError(message)
@@ -165,6 +184,33 @@ def point_text(p) -> str:
     return " ".join(fmt(float(c)) for c in p)
 
 
+# ---------------------------------------------------------------- input files
+
+
+def input_path(text: str) -> str:
+    """The file an input option or argument names: ``text`` when such a
+    file exists here or ``text`` is not a bare file name, else the bundled
+    instance of that name (:func:`optalloc.instance_path`), else ``text``
+    unchanged, for the command to report missing in its own words.
+
+    The ``type`` of every option and argument that reads a file, and of
+    ``--machine`` (a shape such as ``16x16`` names no file and is kept).
+    """
+    if os.path.exists(text) or os.path.basename(text) != text or text in ("", ".", ".."):
+        return text
+    try:
+        return str(instance_path(text))
+    except ValueError:
+        return text
+
+
+def add_input(p, *flags, example: str | None = None, help: str, **kwargs):
+    """Add an option or argument that reads a file (``type=input_path``);
+    its help says that a bundled instance's name works, with ``example``."""
+    where = f", e.g. {example}" if example else ""
+    return p.add_argument(*flags, type=input_path, help=f"{help}; or the name of a bundled instance{where}", **kwargs)
+
+
 # ---------------------------------------------------------------- progress
 
 #: ``--quiet``, on every command that can run for more than a couple of seconds
@@ -221,13 +267,16 @@ WEIGHT_HELP = ("network files: the edge attribute holding link lengths, which ev
                "or an edge list's third column)")
 
 
-def add_machine(p, *, help: str, required: bool = False, default: str | None = None, group=None) -> None:
+def add_machine(p, *, help: str, required: bool = False, default: str | None = None, group=None,
+                example: str | None = None) -> None:
     """``--machine SPEC`` and ``--weight ATTR`` (the link lengths of a network
     file): the one place both options are made; ``group``: a mutually
     exclusive group that ``--machine`` belongs to (``--weight`` then applies to
-    ``--machine`` only). Read them with :func:`machine_option`."""
-    (group if group is not None else p).add_argument("--machine", required=required, default=default,
-                                                     metavar="SPEC", help=help)
+    ``--machine`` only). A file named by ``--machine`` may be a bundled
+    instance (:func:`add_input`, with ``example``). Read them with
+    :func:`machine_option`."""
+    add_input(group if group is not None else p, "--machine", required=required, default=default, metavar="SPEC",
+              example=example, help=help)
     p.add_argument("--weight", metavar="ATTR", help=WEIGHT_HELP)
 
 

@@ -16,6 +16,7 @@ from ._common import (
     EXIT_NO_SOLUTION,
     EXIT_OK,
     UsageError,
+    add_input,
     add_machine,
     add_quiet,
     check_out,
@@ -116,12 +117,13 @@ def load_instance(args, machine=None) -> tuple[np.ndarray, tuple[int, ...] | Non
 
 def add_instance(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--points", metavar="FILE", help="points file: one point per line, '#' comments")
-    src.add_argument("--map", metavar="FILE", help="machine map: '.' free, any other character busy; "
-                     "the candidates are its free nodes")
-    add_machine(p, group=src, help="the machine whose free nodes are the candidates: a mesh (16x16, 8x8x4; "
-                "every node free) or a machine map file; on a torus or network (a network file, a generated one) "
-                "in the machine's own metric")
+    add_input(src, "--points", metavar="FILE", example="points-plane.txt",
+              help="points file: one point per line, '#' comments")
+    add_input(src, "--map", metavar="FILE", example="mesh16x16.txt",
+              help="machine map: '.' free, any other character busy; the candidates are its free nodes")
+    add_machine(p, group=src, example="mesh16x16.txt", help="the machine whose free nodes are the candidates: a "
+                "mesh (16x16, 8x8x4; every node free) or a machine map file; on a torus or network (a network file, "
+                "a generated one) in the machine's own metric")
 
 
 # ---------------------------------------------------------------- solve
@@ -341,8 +343,8 @@ def register(sub) -> None:
                        "machine's own metric (L1 on a mesh or points, wrap distance on a torus, shortest "
                        "paths on a network: --machine '8x8 torus', --machine net.graphml).")
     add_instance(p)
-    p.add_argument("--chosen", metavar="FILE", required=True, help="the allocation, as a points file (on a "
-                   "network: one node label per line)")
+    add_input(p, "--chosen", metavar="FILE", required=True, example="chosen-plane.txt",
+              help="the allocation, as a points file (on a network: one node label per line)")
     p.add_argument("--time-limit", metavar="S",
                    help=f"seconds for the exact solver on large instances (default {GAP_TIME_LIMIT:g}; "
                    "'none': no limit)")

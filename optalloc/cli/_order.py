@@ -79,7 +79,7 @@ def register(sub) -> None:
                        description="A linear order of the nodes that keeps neighbours close (the ordering "
                        "objective of SAND2003-3702 sec. 4.2), with a proven lower bound. Busy nodes of a "
                        "machine map are ordered too: an ordering ranks every node.")
-    add_machine(p, required=True,
+    add_machine(p, required=True, example="network.graphml",
                 help="a shape (16x16, '8x8 torus', torus:4x4, '8x8 torus(tm)'), a generated network "
                 "(dragonfly:9,4,2,2, fattree:4), a machine map, or a network "
                 "file: edge list (u v [length] per line), GraphML (.graphml) or JSON node-link (.json)")

@@ -24,7 +24,7 @@ from optalloc.sim import (
     read_sweep,
 )
 
-from ._common import EXIT_OK, Parser, UsageError, check_out
+from ._common import EXIT_OK, Parser, UsageError, add_input, check_out
 from ._sim import split_allocators
 
 FIGURE_EXTS = (".png", ".svg", ".pdf")
@@ -100,7 +100,8 @@ def register(sub) -> None:
                            description="One box per allocator of its certified ratios W / LB over the "
                            "decisions, every decision as a dot, ratio 1 (optimal) marked; --kind ecdf: one "
                            "distribution curve per allocator on one plot.")
-    q.add_argument("file", metavar="CERT", help="the --out file of optalloc certify (.csv or .jsonl)")
+    add_input(q, "file", metavar="CERT", example="decisions.csv",
+              help="the --out file of optalloc certify (.csv or .jsonl)")
     q.add_argument("--allocators", metavar="LIST", help="comma-separated allocators of the file, in this "
                    "order (default all)")
     q.add_argument("--kind", default="box", choices=("box", "ecdf"), help="default box")
@@ -110,7 +111,8 @@ def register(sub) -> None:
                            description="Bars of the improvement of mean W of --other (an allocator, or the "
                            "certified optimum) over --baseline per job size, in percent, with the number of "
                            "decisions of each size (Johnson, Bunde and Leung, Fig. 9).")
-    q.add_argument("file", metavar="CERT", help="the --out file of optalloc certify (.csv or .jsonl)")
+    add_input(q, "file", metavar="CERT", example="decisions.csv",
+              help="the --out file of optalloc certify (.csv or .jsonl)")
     q.add_argument("--baseline", required=True, metavar="NAME", help="an allocator of the file")
     q.add_argument("--other", default="optimum", metavar="NAME",
                    help="another allocator of the file, or optimum (default)")
@@ -121,7 +123,7 @@ def register(sub) -> None:
     q = figures.add_parser("sweep", help="a summary metric of every allocator of a sweep",
                            description="One row per allocator of the sweep database, one marker per "
                            "trace, machine and scheduler at the metric's mean over the seeds.")
-    q.add_argument("file", metavar="DB", help="the SQLite file of optalloc sweep")
+    add_input(q, "file", metavar="DB", help="the SQLite file of optalloc sweep")
     q.add_argument("--metric", required=True, metavar="NAME",
                    help="a summary field: mean_avg_l1, mean_W, mean_wait, utilisation, tie_share, ...")
     _common(q)

@@ -14,6 +14,7 @@ from ._common import (
     EXIT_OK,
     UsageError,
     about,
+    add_input,
     add_machine,
     add_quiet,
     check_at_least_one,
@@ -139,15 +140,16 @@ def register(sub) -> None:
                        description="Map tasks onto the nodes of a mesh, torus or network, or of a partition of "
                        "it, minimising traffic x cost (classic hops or Traffic Distribution).")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--comm", metavar="FILE", help="communication matrix: CSV/text, .npy or MatrixMarket .mtx")
+    add_input(src, "--comm", metavar="FILE", example="matrix.csv",
+              help="communication matrix: CSV/text, .npy or MatrixMarket .mtx")
     src.add_argument("--pattern", metavar="SPEC",
                      help="generated pattern: stencil:8x8[:open], ring:64, all-to-all:16, transpose:8x8, "
                      "random:64:0.1")
-    add_machine(p, required=True,
+    add_machine(p, required=True, example="mesh16x16.txt",
                 help="a shape (mesh:8x8, torus:8x8x4, '8x8 torus'), a generated network (dragonfly:9,4,2,2, "
                 "fattree:4), a machine map (its free nodes are the partition) or a network file (.graphml, "
                 ".json, edge list)")
-    p.add_argument("--nodes", metavar="FILE", help="partition: node ids (x fastest), whitespace or comma separated")
+    add_input(p, "--nodes", metavar="FILE", help="partition: node ids (x fastest), whitespace or comma separated")
     p.add_argument("--criterion", choices=("td", "classic"), default="td", help="cost between nodes (default td)")
     p.add_argument("--method", choices=METHODS, default="tabu", help="solver (default tabu)")
     add_search(p)
@@ -159,7 +161,7 @@ def register(sub) -> None:
     p = sub.add_parser("qap", help="solve a QAPLIB instance",
                        description="Solve a quadratic assignment instance in QAPLIB format; a NAME.sln beside "
                        "NAME.dat is read as the best known value.")
-    p.add_argument("file", metavar="FILE.dat", help="QAPLIB instance")
+    add_input(p, "file", metavar="FILE.dat", example="tiny3.dat", help="QAPLIB instance")
     p.add_argument("--method", choices=METHODS, default="tabu", help="solver (default tabu)")
     add_search(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -48,6 +48,7 @@ from ._common import (
     PROGRESS_HELP,
     UsageError,
     about,
+    add_input,
     add_machine,
     add_quiet,
     check_out,
@@ -385,7 +386,8 @@ def register(sub) -> None:
     p = sub.add_parser("simulate", help="replay a job trace on a machine with a scheduler and an allocator",
                        description="Replay a Standard Workload Format trace on a mesh, torus or network and "
                        "print the summary (jobs, utilisation, makespan, wait, locality, ties).")
-    p.add_argument("trace", metavar="TRACE", help="trace file (Standard Workload Format; .swf.gz is read too)")
+    add_input(p, "trace", metavar="TRACE", example="small.swf",
+              help="trace file (Standard Workload Format; .swf.gz is read too)")
     p.add_argument("--allocator", default="mc1x1", metavar="SPEC",
                    help="mc1x1, mc1x1:tie=default, mm, gen-alg, mm-inc, 1d:hilbert:best-fit, random, ...; on a "
                    "network gen-alg, exact, 1d:graph-qap:best-fit, random, and on a dragonfly dfly:simple-spread, "
@@ -402,7 +404,7 @@ def register(sub) -> None:
                        "other allocators are run on the same free processors and compared with the "
                        "exact optimum (situation/decision mode, Bender et al. 2005). Without TRACE: "
                        "the bundled instances/small.swf on an 8x4 mesh.")
-    p.add_argument("trace", metavar="TRACE", nargs="?", help="trace file (default: the bundled small.swf)")
+    add_input(p, "trace", metavar="TRACE", nargs="?", help="trace file (default: the bundled small.swf)")
     p.add_argument("--allocators", metavar="LIST",
                    help="comma-separated allocators (default on a mesh " + ",".join(DEFAULT_ALLOCATORS) +
                    "; on a torus or network those of them that run there)")
@@ -432,7 +434,8 @@ def register(sub) -> None:
                     "description that the database does not hold yet, then print a table of results. "
                     "The database is appended to, never cleared; an interrupted sweep resumes where it stopped. "
                     "Exit code 1 when a configuration failed (rerunning retries it).")
-    p.add_argument("config", metavar="CONFIG.toml", help="sweep description (see docs/sweeps.md)")
+    add_input(p, "config", metavar="CONFIG.toml", example="sweep-example.toml",
+              help="sweep description (see docs/sweeps.md)")
     p.add_argument("--db", metavar="FILE", help="SQLite results file (default: the name of CONFIG with suffix "
                    ".sqlite, in the working directory); several sweeps may share it at once")
     p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count; 1: "
