@@ -151,22 +151,31 @@ class _LocalPool:
         return len(self.inflight) < self.size
 
     def submit(self, task) -> None:
-        self.inflight[self.executor.submit(_worker._run_config, task, self.payloads[task["sha"]])] = task
+        try:
+            fut = self.executor.submit(_worker._run_config, task, self.payloads[task["sha"]])
+        except BrokenProcessPool:  # a worker died since the last look: what ran there fails in collect
+            self._restart()
+            fut = self.executor.submit(_worker._run_config, task, self.payloads[task["sha"]])
+        self.inflight[fut] = (task, self.executor)
+
+    def _restart(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.executor = self._start()
 
     def collect(self, queue, timeout) -> list:
         done, _ = concurrent.futures.wait(self.inflight, timeout=timeout,
                                           return_when=concurrent.futures.FIRST_COMPLETED)
         out, broken = [], False
         for fut in done:
-            task = self.inflight.pop(fut)
+            task, executor = self.inflight.pop(fut)
             try:
                 out.append((task, fut.result()))
             except Exception as exc:  # noqa: BLE001 - a worker process died
-                broken |= isinstance(exc, BrokenProcessPool)
+                # only a break of the pool in use now calls for a new one (submit may have made it already)
+                broken |= isinstance(exc, BrokenProcessPool) and executor is self.executor
                 out.append((task, {"key": task["key"], "error": f"{type(exc).__name__}: {exc}"}))
         if broken:  # the pool is unusable now: a new one for the configurations left
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = self._start()
+            self._restart()
         return out
 
     def close(self, ok) -> None:
