@@ -37,8 +37,12 @@ class Env:
     site: Path  # the folder that holds the installed package
     wheel: Path  # the wheel it was installed from
 
-    def environ(self) -> dict:
-        return dict(self.env)
+    def environ(self, compiled: bool = True) -> dict:
+        """The environment of a command; ``compiled=False`` runs the kernels
+        as plain Python (``NUMBA_DISABLE_JIT``): the same answers without
+        the first compilation of a fresh install, which takes about a
+        minute of CPU (the install test and the slow examples compile)."""
+        return dict(self.env) if compiled else {**self.env, "NUMBA_DISABLE_JIT": "1"}
 
 
 @pytest.fixture(scope="session")

@@ -7,9 +7,11 @@ fresh virtual environment that sees this interpreter's packages
 (``--system-site-packages``; ``pip install --no-deps --no-index``:
 offline). The examples run from an empty temporary directory with that
 environment's ``optalloc`` script and interpreter, so they can rely on
-nothing of the clone: they read the bundled instances by name. The
-compiled kernels are compiled in that environment at their first call, as
-after ``pip install optalloc``.
+nothing of the clone: they read the bundled instances by name. What runs
+by default runs the compiled kernels as plain Python
+(``NUMBA_DISABLE_JIT``: the same answers, without the minute of CPU that
+compiling them in a fresh install takes); what runs only with ``-m slow``
+compiles them, as ``tests/test_install.py`` does for README's command.
 
 The examples are collected from the Markdown of ``README.md`` and
 ``docs/**/*.md``, so a new one is run without being listed here:
@@ -189,9 +191,9 @@ FAST_PAGES = [f for f in DOCTEST_FILES if f not in SLOW_PAGES]
 
 # --------------------------------------------------------------------------- commands
 
-def run_commands(block: Block, inst, cwd: Path) -> list[str]:
+def run_commands(block: Block, inst, cwd: Path, *, compiled: bool = True) -> list[str]:
     """Run the block's commands in ``cwd``; the problems found (none: it ran as shown)."""
-    env = inst.environ()
+    env = inst.environ(compiled)
 
     def bash(command):
         return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
@@ -229,17 +231,18 @@ FAST_BLOCKS = [b for b in COMMAND_BLOCKS if _runnable(b) and not _is_slow(b)]
 @pytest.fixture(scope="module")
 def fast_results(installed, tmp_path_factory) -> tuple[dict[str, list[str]], dict]:
     """What runs by default, each block of commands and each page in a folder of its own: the problems of
-    every block (two blocks at a time) and the doctest results of the pages (one process beside them)."""
+    every block (two blocks at a time) and the doctest results of the pages (one process beside them), the
+    kernels run as plain Python (the slow examples and tests/test_install.py run them compiled)."""
     base = tmp_path_factory.mktemp("commands")
 
     def one(item):
         n, block = item
         cwd = base / str(n)
         cwd.mkdir()
-        return block.id, run_commands(block, installed, cwd)
+        return block.id, run_commands(block, installed, cwd, compiled=False)
 
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pages = pool.submit(run_pages, FAST_PAGES, installed, tmp_path_factory.mktemp("pages"))
+        pages = pool.submit(run_pages, FAST_PAGES, installed, tmp_path_factory.mktemp("pages"), compiled=False)
         with ThreadPoolExecutor(max_workers=2) as blocks:
             commands = dict(blocks.map(one, enumerate(FAST_BLOCKS)))
         return commands, pages.result()
@@ -291,9 +294,9 @@ print(json.dumps(results))
 '''
 
 
-def run_pages(pages: list[str], inst, cwd: Path) -> dict:
+def run_pages(pages: list[str], inst, cwd: Path, *, compiled: bool = True) -> dict:
     """Run the ``>>>`` examples of ``pages`` (one doctest per page) with the venv's interpreter in ``cwd``."""
-    env = inst.environ()
+    env = inst.environ(compiled)
     done = subprocess.run([str(inst.python), "-c", RUNNER, json.dumps([(p, str(ROOT / p)) for p in pages]),
                            DOCTEST_FLAGS], cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, f"the doctest runner failed:\n{done.stderr[-3000:]}"
