@@ -59,6 +59,8 @@ SKIP = {
     "optalloc bench --suite qap 2>/dev/null": "the qap suite's reference run takes minutes and reads QAPLIB, "
                                               "which is not shipped",
     "optalloc bench --suite curves 2>/dev/null": "the curves suite's reference run takes minutes",
+    "optalloc bench --suite ptas 2>/dev/null": "the ptas suite's reference run: its compiled searches and the exact "
+                                               "solver on 100 points, seconds each",
     # data that is not shipped: QAPLIB sits beside the repository, not in the package
     "optalloc qap ../shared/data/qaplib/nug20.dat --iterations 5000": "reads QAPLIB's nug20, which is not shipped",
 }
