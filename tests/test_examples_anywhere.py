@@ -49,6 +49,9 @@ from pathlib import Path
 
 import pytest
 
+#: one worker of pytest-xdist builds and installs the wheel for all the tests that use it
+pytestmark = pytest.mark.xdist_group("wheel")
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
