@@ -41,6 +41,20 @@ DP_STATES = 1 << 12
 
 
 @njit(cache=True)
+def _slice_offsets(sizes):  # pragma: no cover - compiled
+    """``before[i]``: the points of the slices left of slice i;
+    ``tail[i]``: those of slices i .. m - 1 (``tail[m] = 0``)."""
+    m = sizes.shape[0]
+    before = np.zeros(m, np.int64)
+    tail = np.zeros(m + 1, np.int64)
+    for i in range(1, m):
+        before[i] = before[i - 1] + sizes[i - 1]
+    for i in range(m - 1, -1, -1):
+        tail[i] = tail[i + 1] + sizes[i]
+    return before, tail
+
+
+@njit(cache=True)
 def axis_tables(c, sizes, k):  # pragma: no cover - compiled
     """The 1-D tables of one axis with sorted coordinates ``c``.
 
@@ -54,12 +68,7 @@ def axis_tables(c, sizes, k):  # pragma: no cover - compiled
     pin at b."""
     n = c.shape[0]
     m = sizes.shape[0]
-    before = np.zeros(m, np.int64)
-    tail = np.zeros(m + 1, np.int64)
-    for i in range(1, m):
-        before[i] = before[i - 1] + sizes[i - 1]
-    for i in range(m - 1, -1, -1):
-        tail[i] = tail[i + 1] + sizes[i]
+    before, tail = _slice_offsets(sizes)
     C = np.full((m, n + 2), np.inf)
     D = np.full((m, n + 2), np.inf)
     for i in range(m):
@@ -260,12 +269,7 @@ def axis_vectors(c, tables, sizes, k, g, x, order, coord, a, alive, least, opt1,
     n = c.shape[0]
     m = sizes.shape[0]
     d = x.shape[1]
-    before = np.zeros(m, np.int64)
-    tail = np.zeros(m + 1, np.int64)
-    for i in range(1, m):
-        before[i] = before[i - 1] + sizes[i - 1]
-    for i in range(m - 1, -1, -1):
-        tail[i] = tail[i + 1] + sizes[i]
+    before, tail = _slice_offsets(sizes)
     width = max(m - 1, 1)
     room = 256
     vecs = np.zeros((room, width), np.int64)
