@@ -342,6 +342,28 @@ class Machine:
             return float(self.distances()[i, j])
         return int(self.axis_distances(self.coords[i], self.coords[j]).sum())
 
+    def pair_distances(self, i, j) -> np.ndarray:
+        """Distances between nodes ``i[t]`` and ``j[t]``, elementwise.
+
+        ``i`` and ``j`` are int arrays (or ints) of one shape, or shapes that
+        broadcast; the result is a float array of that shape. This is the
+        way to read many distances without a matrix: on a mesh or torus it
+        sums the axis hops of the coordinates.
+
+        Examples
+        --------
+        >>> Machine((8, 8), torus=True).pair_distances([0, 0], [7, 9]).tolist()
+        [1.0, 2.0]
+        """
+        a = np.asarray(i, dtype=np.int64)
+        b = np.asarray(j, dtype=np.int64)
+        if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= self.n):
+            raise ValueError(f"node ids must lie in 0 .. {self.n - 1}")
+        if self.shape is None:
+            return np.asarray(self.distances()[a, b], dtype=np.float64)
+        coords = self.coords
+        return self.axis_distances(coords[a], coords[b]).sum(axis=-1).astype(np.float64)
+
     def distances(self, nodes=None) -> np.ndarray:
         """(m, m) float matrix of distances between nodes.
 
