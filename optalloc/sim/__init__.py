@@ -175,6 +175,7 @@ from .workload import (
     lublin_workload,
     read_swf,
     replicate,
+    scale_up,
     work_multiple,
     write_swf,
 )
@@ -275,6 +276,7 @@ __all__ = [
     "recover_sweep",
     "replicate",
     "run_sweep",
+    "scale_up",
     "simulate",
     "summarise",
     "work_multiple",

@@ -7,7 +7,7 @@ size.
 
 from ._lublin import LUBLIN_CLASSES, LublinClass, lublin_workload
 from ._swf import Job, Trace, TraceReport, read_swf, write_swf
-from ._transforms import copy_stride, replicate, work_multiple
+from ._transforms import copy_stride, replicate, scale_up, work_multiple
 
 __all__ = [
     "LUBLIN_CLASSES",
@@ -19,6 +19,7 @@ __all__ = [
     "lublin_workload",
     "read_swf",
     "replicate",
+    "scale_up",
     "work_multiple",
     "write_swf",
 ]
