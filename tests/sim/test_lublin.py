@@ -312,3 +312,19 @@ def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match) as exc:
         lublin_workload(**kwargs)
     assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("nodes", "seed"), [(128, 0), (13_824, 1), (6, 2)])
+def test_the_benchmark_baseline_is_the_generator(nodes, seed):
+    """The benchmark's plain-Python model on the same draws gives the trace
+    of lublin_workload (submit times within the rounding of a second)."""
+    from optalloc.bench.scale._workload import _same_jobs, plain_lublin
+
+    assert _same_jobs(lublin_workload(nodes, 2000, seed=seed), plain_lublin(nodes, 2000, seed))
+
+
+def test_the_benchmark_rows():
+    from optalloc.bench.scale._workload import rows
+
+    out = rows(quick=True)
+    assert len(out) == 2 and all(r.agree and r.seconds > 0 for r in out)

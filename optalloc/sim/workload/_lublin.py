@@ -328,9 +328,11 @@ def lublin_workload(nodes, jobs, *, seed=0, job_types=True, start_hour=0, load=N
 
     Notes
     -----
-    O(jobs log jobs) (a sort merges the two classes), vectorised: a million
-    jobs' numbers take about a second; building the :class:`Job` records
-    takes longer.
+    O(jobs log jobs) (a sort merges the two classes); the model's numbers
+    are computed for all jobs at once (numpy), and most of the time goes
+    into building the :class:`Job` records.  The arrivals are the inverse
+    of the cumulative intensity, the reference code's walk through the
+    buckets (m_lublin99.c ``calc_next_arrive``) in closed form.
 
     References
     ----------
