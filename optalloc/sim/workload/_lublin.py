@@ -82,6 +82,15 @@ class LublinClass:
         already multiplied by the model's arrive-rush-to-all ratio).
     anum, bnum : float
         Gamma over the bucket index whose masses weigh the buckets of the day.
+
+    Examples
+    --------
+    >>> batch = LUBLIN_CLASSES["batch"]
+    >>> batch.serial, batch.size_bounds(128)      # the paper's 128-node machine
+    (0.2927, (1.2, 5.0, 7.0))
+    >>> w = batch.bucket_weights()               # half hours from midnight, mean 1
+    >>> int(w.argmax()) // 2, float(round(w.mean(), 6))    # the busiest hour
+    (13, 1.0)
     """
 
     name: str
