@@ -37,6 +37,7 @@ from optalloc.sim import (
     read_swf,
     replicate,
     run_sweep,
+    scale_up,
     simulate,
     work_multiple,
 )
@@ -120,13 +121,32 @@ def load_trace(path, machine, args):
         raise UsageError(f"--scale must be a positive integer, got {args.scale}")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be positive, got {args.jobs}")
-    trace = read_swf(path, scale=args.scale, max_procs=machine.size, oversize=args.oversize,
-                     strict=not args.skip_bad_lines)
+    if args.scale_up:
+        trace = scaled_up(path, machine, args)
+    else:
+        trace = read_swf(path, scale=args.scale, max_procs=machine.size, oversize=args.oversize,
+                         strict=not args.skip_bad_lines)
     if args.jobs is not None:
         trace = Trace(trace.jobs[: args.jobs], max_procs=trace.max_procs, report=trace.report)
     if len(trace) == 0:
         raise UsageError(f"{path}: no job left to simulate: {trace.report.why_no_jobs(trace.max_procs)}")
     return trace
+
+
+def scaled_up(path, machine, args):
+    """The trace of ``--scale-up``: read on its own machine (its header's
+    MaxProcs), then every job's processors times the machine's size over it."""
+    if args.scale != 1:
+        raise UsageError("--scale divides the trace's processor counts and --scale-up multiplies them: give one")
+    trace = read_swf(path, oversize=args.oversize, strict=not args.skip_bad_lines)
+    if trace.max_procs is None:
+        raise UsageError(f"--scale-up: {path} gives no MaxProcs or MaxNodes in its header, so the size of its "
+                         "machine is unknown")
+    if machine.size < trace.max_procs:
+        raise UsageError(f"--scale-up: the machine ({machine.size} nodes) is smaller than the trace's "
+                         f"({trace.max_procs}); scale down with --scale N")
+    with about("--scale-up"):
+        return scale_up(trace, machine.size)
 
 
 def workload_name(path: str) -> str:
@@ -351,6 +371,9 @@ def add_run_options(p, *, machine_default):
                    help=f"{', '.join(SCHEDULER_NAMES)} (default easy)")
     p.add_argument("--scale", type=int, default=1, metavar="N",
                    help="divide every job's processors by N, rounding up (Bender et al. ran NASA with 4)")
+    p.add_argument("--scale-up", action="store_true",
+                   help="scale the trace up to a larger machine: every job's processors times the machine's size "
+                   "over the trace's (its MaxProcs), rounded, at most the machine")
     p.add_argument("--oversize", default="skip", choices=("skip", "clip", "error"),
                    help="jobs larger than the machine (default skip; counted in the report)")
     p.add_argument("--jobs", type=int, metavar="N", help="only the first N jobs of the trace")

@@ -15,7 +15,8 @@ Cplant schedulers of SAND2003-3702 ch. 7 (``Cplant``: fair share,
 no-guarantee backfilling, a starvation queue; its variants).
 
 Workloads: ``work_multiple`` and ``replicate`` (Leung et al. 2002, sec.
-3).  Locality (``job_locality``, ``locality_summary``: span, stretch-span,
+3), ``scale_up`` (a trace on a larger machine), ``lublin_workload`` (the
+Lublin-Feitelson model, 2003, for a machine of any size).  Locality (``job_locality``, ``locality_summary``: span, stretch-span,
 bounding box, half perimeter, bounding cube, connected components) and
 fairness (``FairShare``, ``FairStart``: fair-start times) go into the
 records and summaries; ``TimePerDistance`` is a runtime model in which the
@@ -165,12 +166,16 @@ from .sweep import (
     run_sweep,
 )
 from .workload import (
+    LUBLIN_CLASSES,
     Job,
+    LublinClass,
     Trace,
     TraceReport,
     copy_stride,
+    lublin_workload,
     read_swf,
     replicate,
+    scale_up,
     work_multiple,
     write_swf,
 )
@@ -186,6 +191,7 @@ __all__ = [
     "FINISH",
     "GRAPH_ORDERS",
     "LOCALITY_METRICS",
+    "LUBLIN_CLASSES",
     "NETWORK_METHODS",
     "SCHEDULERS",
     "SLOWDOWN_THRESHOLD",
@@ -216,6 +222,7 @@ __all__ = [
     "JobRecord",
     "KSubsetAllocator",
     "LocalityContext",
+    "LublinClass",
     "Machine",
     "NetworkOneDAllocator",
     "OneDAllocator",
@@ -248,6 +255,7 @@ __all__ = [
     "load_sweep",
     "locality_context",
     "locality_summary",
+    "lublin_workload",
     "make_certify_sweep",
     "make_scheduler",
     "make_sweep",
@@ -268,6 +276,7 @@ __all__ = [
     "recover_sweep",
     "replicate",
     "run_sweep",
+    "scale_up",
     "simulate",
     "summarise",
     "work_multiple",

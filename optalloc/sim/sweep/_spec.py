@@ -38,7 +38,8 @@ __all__ = ["Configuration", "SweepConfig", "make_sweep"]
 #: Version of the canonical configuration JSON; part of every key.
 KEY_VERSION = 1
 
-_TRACE_KEYS = ("path", "scale", "processors", "missing_estimate_factor", "max_procs", "oversize", "limit")
+_TRACE_KEYS = ("path", "scale", "processors", "missing_estimate_factor", "max_procs", "oversize", "limit",
+               "scale_up")
 _TRACE_DEFAULTS = {"scale": 1, "processors": "auto", "missing_estimate_factor": 1.0, "max_procs": None,
                    "oversize": "skip", "limit": None}
 
@@ -205,7 +206,12 @@ def _prepare_trace(entry, i, base_dir) -> _TraceItem:
         _fail(where, "needs a `path`")
     if not isinstance(entry["path"], str):
         _fail(where, f"`path` must be a string, got {entry['path']!r}")
-    opts = {**_TRACE_DEFAULTS, **{k: v for k, v in entry.items() if k != "path"}}
+    opts = {**_TRACE_DEFAULTS, **{k: v for k, v in entry.items() if k not in ("path", "scale_up")}}
+    scale_up = entry.get("scale_up", False)  # in the key only when set, so older sweeps keep theirs
+    if not isinstance(scale_up, bool):
+        _fail(where, f"`scale_up` must be true or false, got {scale_up!r}")
+    if scale_up and (opts["scale"] != 1 or opts["max_procs"] is not None):
+        _fail(where, "`scale_up` multiplies processor counts up to each machine: not with `scale` or `max_procs`")
     for name in ("scale", "max_procs", "limit"):
         v = opts[name]
         if v is None and name != "scale":
@@ -224,6 +230,8 @@ def _prepare_trace(entry, i, base_dir) -> _TraceItem:
     except ValueError as exc:
         _fail(where, str(exc))
     spec = {"sha256": hashlib.sha256(data).hexdigest(), "kind": "swf", **_canon(opts)}
+    if scale_up:
+        spec["scale_up"] = True
     return _TraceItem(entry["path"], spec, _Payload("path", str(path.resolve())))
 
 
@@ -360,9 +368,11 @@ def make_sweep(*, traces, machines, schedulers=("easy",), allocators=("mc1x1",),
     ----------
     traces : list
         Each a path, a table ``{path, scale, processors,
-        missing_estimate_factor, max_procs, oversize, limit}`` (options of
-        :func:`read_swf`; ``max_procs`` defaults to the machine's size,
-        ``limit`` keeps the first jobs only), or a :class:`Trace`.
+        missing_estimate_factor, max_procs, oversize, limit, scale_up}``
+        (options of :func:`read_swf`; ``max_procs`` defaults to the
+        machine's size, ``limit`` keeps the first jobs only, ``scale_up``
+        true scales the trace up to each machine with :func:`scale_up`),
+        or a :class:`Trace`.
     machines : list of str
         Machine texts (``"8x4"``, ``"8x8 torus"``, ``"dragonfly"``,
         ``"fat-tree:4"``) or network files (relative paths from

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from ...machine import Machine, parse_machine
 from ..engine import simulate
+from ..workload import scale_up
 from ..workload._swf import _parse_swf, decode_swf
 from ._workload import apply_workload, simulate_options
 
@@ -48,9 +49,12 @@ def _load_trace(spec, payload, machine_size):
         data = value if kind == "bytes" else Path(value).read_bytes()
         if hashlib.sha256(data).hexdigest() != tspec["sha256"]:
             raise RuntimeError(f"trace file {source!r} changed since the sweep started")
-        max_procs = tspec["max_procs"] if tspec["max_procs"] is not None else machine_size
+        up = tspec.get("scale_up", False)  # read on the trace's own machine, then scaled up to this one
+        max_procs = tspec["max_procs"] if tspec["max_procs"] is not None or up else machine_size
         trace = _parse_swf(decode_swf(data), source, tspec["processors"], tspec["missing_estimate_factor"],
                            max_procs, tspec["oversize"], tspec["scale"], True)
+        if up:
+            trace = scale_up(trace, machine_size)
     if tspec.get("limit") is not None:
         trace = trace.head(tspec["limit"])
     if len(_TRACE_CACHE) >= 8:

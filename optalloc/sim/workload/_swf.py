@@ -517,7 +517,9 @@ def write_swf(trace: Trace, path, *, overwrite=False) -> None:
     Parameters
     ----------
     trace : Trace
-    path : str or path-like
+    path : str, path-like or text file
+        Where to write; a file object open for writing text (such as
+        ``sys.stdout``) is written to as it is.
     overwrite : bool
         Replace an existing file; without it an existing file raises.
 
@@ -537,7 +539,8 @@ def write_swf(trace: Trace, path, *, overwrite=False) -> None:
     """
     if not isinstance(trace, Trace):
         raise ValueError(f"`trace` must be a Trace, got {type(trace).__name__}")  # noqa: TRY004
-    if os.path.exists(path) and not overwrite:
+    to_file = hasattr(path, "write")
+    if not to_file and os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
     lines, seen = [], set()
     for raw in trace.header_lines:
@@ -559,5 +562,8 @@ def write_swf(trace: Trace, path, *, overwrite=False) -> None:
         f[0], f[1], f[3], f[4], f[7], f[8] = j.job_id, j.submit, j.runtime, j.procs, j.procs, j.estimate
         f[11] = -1 if j.user is None else j.user
         lines.append(" ".join(_fmt(v) for v in f))
+    if to_file:
+        path.write("\n".join(lines) + "\n")
+        return
     with output_file(path, overwrite=overwrite) as fh:  # whole or not at all
         fh.write("\n".join(lines) + "\n")

@@ -7,8 +7,12 @@ the replication factor.
 - :func:`replicate` keeps every job and adds copies of it whose arrival
   times are perturbed by a seeded random delay.
 
-Both return a new :class:`Trace`; the input is not changed.  Processor
-counts are not touched, so a job fits the machine after a transform if and
+- :func:`scale_up` multiplies every job's processor count by the ratio of
+  a larger machine's size to the trace's, the opposite of reading a trace
+  with ``read_swf(..., scale=N)`` (which divides them).
+
+Each returns a new :class:`Trace`; the input is not changed.  The first two
+do not touch processor counts, so a job fits the machine after them if and
 only if it fitted before (:func:`simulate` checks every job against the
 machine and names the first one that does not fit).
 """
@@ -24,7 +28,7 @@ import numpy as np
 from ..._validate import int_at_least
 from ._swf import Job, Trace  # noqa: F401 (Job: for the examples)
 
-__all__ = ["replicate", "work_multiple"]
+__all__ = ["replicate", "scale_up", "work_multiple"]
 
 
 def _as_trace(trace) -> Trace:
@@ -165,6 +169,68 @@ def replicate(trace, factor, *, seed=0, spread=None) -> Trace:
         for j, d in zip(jobs, delays[c - 1]):
             out.append(dataclasses.replace(j, job_id=j.job_id + c * stride, submit=j.submit + float(d)))
     return _rebuild(trace, out)
+
+
+def scale_up(trace, nodes, *, trace_nodes=None) -> Trace:
+    """The trace on a machine of ``nodes``: every job's processor count
+    times ``nodes / trace_nodes``, rounded to the nearest integer (halves
+    up), at least 1 and at most ``nodes``; submit and run times, estimates
+    and everything else unchanged.
+
+    A job that filled the trace's machine fills the new one, and the share
+    of the machine each job takes is kept up to rounding.
+
+    Parameters
+    ----------
+    trace : Trace or sequence of Job
+    nodes : int
+        Size of the larger machine (at least ``trace_nodes``).
+    trace_nodes : int, optional
+        Size of the machine the trace was recorded on.  Default: the
+        trace's ``max_procs`` (an SWF file's ``MaxProcs``, else
+        ``MaxNodes``).
+
+    Returns
+    -------
+    Trace
+        The scaled jobs, ``max_procs`` = ``nodes``.
+
+    Raises
+    ------
+    ValueError
+        ``nodes`` smaller than the trace's machine (scale down with
+        ``read_swf(..., scale=N)``), the trace's machine size unknown, or a
+        job larger than the trace's machine (it cannot fit even scaled).
+
+    Examples
+    --------
+    >>> t = Trace([Job(1, 0, 10, 1), Job(2, 5, 4, 3), Job(3, 9, 2, 8)], max_procs=8)
+    >>> [j.procs for j in scale_up(t, 20)]   # x 2.5: 2.5, 7.5, 20, rounded half up
+    [3, 8, 20]
+    >>> scale_up(t, 20).max_procs
+    20
+    """
+    trace = _as_trace(trace)
+    nodes = int_at_least(nodes, 1, "`nodes` must be a positive integer")
+    if trace_nodes is None:
+        trace_nodes = trace.max_procs
+        if trace_nodes is None:
+            raise ValueError("the trace's machine size is unknown (no MaxProcs or MaxNodes in its header): "
+                             "give `trace_nodes`")
+    trace_nodes = int_at_least(trace_nodes, 1, "`trace_nodes` must be a positive integer")
+    if nodes < trace_nodes:
+        raise ValueError(f"`nodes` ({nodes}) is smaller than the trace's machine ({trace_nodes}): scale a trace "
+                         f"down by reading it with scale=N")
+    big = next((j for j in trace.jobs if j.procs > trace_nodes), None)
+    if big is not None:
+        raise ValueError(f"job {big.job_id} needs {big.procs} processors, more than the trace's machine "
+                         f"({trace_nodes}): it cannot fit {nodes} nodes even scaled")
+    # exact integer rounding, half up: floor((2 * procs * nodes + trace_nodes) / (2 * trace_nodes))
+    jobs = [j if nodes == trace_nodes else dataclasses.replace(
+        j, procs=min(nodes, max(1, (2 * j.procs * nodes + trace_nodes) // (2 * trace_nodes))))
+        for j in trace.jobs]
+    report = dataclasses.replace(trace.report, jobs=len(jobs))
+    return Trace(tuple(jobs), nodes, trace.header, trace.header_lines, report, trace.source)
 
 
 def cap_runtime(jobs, limit):
