@@ -274,7 +274,7 @@ def test_cli_and_bench_use_public_names_only():
 
     root = ROOT / "optalloc"
     for layer in ("cli", "bench"):
-        for path in sorted((root / layer).glob("*.py")):
+        for path in sorted((root / layer).rglob("*.py")):
             for module, names in _imports(path):
                 parts = module.split(".")
                 if len(parts) == 2 and parts[0] == "optalloc" and parts[1].startswith("_"):
@@ -284,7 +284,7 @@ def test_cli_and_bench_use_public_names_only():
                 if names and module not in ("optalloc.cli", "optalloc.bench"):
                     assert public is not None and set(names) <= set(public), f"{path.name}: {module} {names}"
     for path in root.rglob("*.py"):
-        if path.parent.name in ("cli", "bench") or "__pycache__" in path.parts:
+        if path.relative_to(root).parts[0] in ("cli", "bench") or "__pycache__" in path.parts:
             continue
         for module, _ in _imports(path):
             assert not module.startswith(("optalloc.cli", "optalloc.bench")), f"{path}: imports {module}"
@@ -295,6 +295,9 @@ def test_bench_suites_on_the_command_line_are_the_benchmark_suites():
     from optalloc.cli import _bench as cli_bench
 
     assert tuple(cli_bench.SUITES) == tuple(bench.SUITES)
+    from optalloc.bench import scale
+
+    assert tuple(cli_bench.SCALE_PARTS) == tuple(scale.PARTS)
 
 
 def test_solve_on_a_torus_and_a_network(capsys, tmp_path):

@@ -30,6 +30,11 @@ Suites (:data:`SUITES`), one module each:
 ``topologies``
     the exact solver on a torus against the mesh with the same free nodes
     and against the pairwise MIP (:func:`run_topologies`);
+``scale``
+    machines of today's size, 8,000 to 33,000 nodes: one decision of each
+    per-decision method, the structured networks, workloads, the event
+    engine, orderings and whole simulations against their targets
+    (:mod:`optalloc.bench.scale`);
 ``startup``
     the wall time of ``optalloc --help`` and ``import optalloc`` in a fresh
     interpreter against ``python -c pass``, and the check that they load
@@ -95,7 +100,7 @@ __all__ = [
 ]
 
 #: The suites, in the order ``run_bench("all")`` runs them.
-SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup")
+SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale")
 
 #: default time limit (seconds) per solve of the suites that take one
 DEFAULT_LIMITS = {"exact": 60.0, "ptas": 60.0, "qap": 2.0, "curves": 30.0, "topologies": 60.0}
@@ -112,7 +117,7 @@ class BenchTable:
 
 
 def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5, limit: float | None = None,
-              progress=None) -> list[BenchTable]:
+              progress=None, parts=None) -> list[BenchTable]:
     """Run one suite (or ``"all"``): one :class:`BenchTable` per suite that
     produced rows (the ``sim`` suite has none without the NASA trace).
 
@@ -133,6 +138,9 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
         heuristics and startup suites.
     progress : callable, optional
         Called with a short text before each case.
+    parts : sequence of str, optional
+        scale: the parts to run (:data:`optalloc.bench.scale.PARTS`;
+        default all).
 
     Raises
     ------
@@ -148,6 +156,8 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
         raise ValueError("`limit` applies to the exact, ptas, qap, curves and all suites")
     if limit is not None and not limit > 0:
         raise ValueError(f"`limit` must be positive, got {limit}")
+    if parts is not None and suite != "scale":
+        raise ValueError("`parts` applies to the scale suite")
     tables = []
     for name in SUITES if suite == "all" else (suite,):
         lim = limit if limit is not None else DEFAULT_LIMITS.get(name)
@@ -167,6 +177,11 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
             ok = all(r.agree for r in rows)
         elif name == "topologies":
             rows, text = run_topologies(quick=quick, limit=lim, progress=progress), format_table
+            ok = all(r.agree for r in rows)
+        elif name == "scale":
+            from .scale import run_scale
+
+            rows, text = run_scale(quick=quick, parts=parts, progress=progress), format_table
             ok = all(r.agree for r in rows)
         elif name == "startup":
             rows, text = run_startup(quick=quick, repeat=repeat, progress=progress), format_startup_table

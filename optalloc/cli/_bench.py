@@ -5,7 +5,9 @@ from __future__ import annotations
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, add_quiet, print_json, progress_for
 
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
-SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup")
+SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale")
+#: the parts of ``--suite scale`` (:data:`optalloc.bench.scale.PARTS`)
+SCALE_PARTS = ("mc", "centres", "networks", "workload", "sim", "order", "targets")
 
 
 def cmd_bench(args) -> int:
@@ -17,6 +19,8 @@ def cmd_bench(args) -> int:
         raise UsageError("--limit applies to --suite exact, ptas, qap, curves or all")
     if args.limit is not None and not args.limit > 0:
         raise UsageError(f"--limit must be positive, got {args.limit}")
+    if args.part and args.suite != "scale":
+        raise UsageError("--part applies to --suite scale")
 
     with progress_for(args, f"bench {args.suite}", unit="cases") as shown:
         started = []
@@ -25,7 +29,8 @@ def cmd_bench(args) -> int:
             shown.update(1 if started else 0, running=name)
             started.append(name)
 
-        tables = run_bench(args.suite, quick=args.quick, repeat=args.repeat, limit=args.limit, progress=progress)
+        tables = run_bench(args.suite, quick=args.quick, repeat=args.repeat, limit=args.limit, progress=progress,
+                           parts=args.part or None)
         if started:
             shown.update(1, running=None)
     if args.json:
@@ -51,7 +56,11 @@ def register(sub) -> None:
                    "simulation and certification, a few minutes), curves (reference values and order_graph "
                    "against the curves: about 2 minutes), topologies (exact on a half-free torus against the "
                    "mesh and the pairwise MIP: up to 3 x 9 x --limit seconds), startup (the wall time of optalloc --help in a fresh "
-                   "interpreter against python -c pass: seconds) or all")
+                   "interpreter against python -c pass: seconds), scale (machines of 8,000 to 33,000 nodes: per-decision "
+                   "methods, networks, workloads, the event engine, orderings and whole simulations, about 15 "
+                   "minutes; --part picks some) or all")
+    p.add_argument("--part", action="append", choices=SCALE_PARTS,
+                   help="with --suite scale: run this part only (repeatable)")
     p.add_argument("--limit", type=float, metavar="S",
                    help="time limit per exact solve (default 60; also in --suite ptas), per QAP run (default 2) or per order_graph "
                    "search (default 30)")
