@@ -170,3 +170,16 @@ def test_large_machines_in_under_a_minute(spec, capsys):
     res = json.loads(out)
     assert res["runtime"] < 60 and 0 < res["bound"] <= res["objective"]
     assert sorted(res["order"]) == list(range(len(res["order"])))
+
+
+@pytest.mark.parametrize("ring", [False, True])
+def test_curve_objective_without_a_matrix_matches_the_matrix(ring, monkeypatch):
+    from optalloc.curves import curve_objective, gilbert, mesh_distances
+
+    rng = np.random.default_rng(2)
+    cases = [(gilbert((7, 6, 5)), (7, 6, 5)), (gilbert((9, 8)), (9, None)), (rng.integers(0, 5, (40, 3)), None)]
+    want = [order_objective(mesh_distances(c, torus=t), np.arange(len(c)), weights=w, ring=ring)
+            for c, t in cases for w in WEIGHTS[:2]]
+    monkeypatch.setattr("optalloc.curves._objective.CURVE_DENSE_MAX", 10)
+    got = [curve_objective(c, torus=t, weights=w, ring=ring) for c, t in cases for w in WEIGHTS[:2]]
+    assert got == pytest.approx(want, rel=1e-12)
