@@ -129,8 +129,8 @@ def order_large(G, method, weights, ring, weight, rng, time_limit, iterations, p
         order, value, done = swap_search(dist, order, flows, value, nbr=nbr, rng=rng, evaluations=evaluations,
                                          clock=clock, target=bound, progress=on_round)
         extra["evaluations"] = done
-        if show is not None:
-            show.track(done, best=value)
+        if show is not None:  # the search may stop before its count: no gain left in reach
+            show.track(done, total=max(done, 1), best=value)
         message = f"swap search from the {best_name} start"
     value = sparse_objective(dist, order, flows)
     termination = "completed"
