@@ -183,3 +183,9 @@ def test_curve_objective_without_a_matrix_matches_the_matrix(ring, monkeypatch):
     monkeypatch.setattr("optalloc.curves._objective.CURVE_DENSE_MAX", 10)
     got = [curve_objective(c, torus=t, weights=w, ring=ring) for c, t in cases for w in WEIGHTS[:2]]
     assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_cli_refuses_spectral_on_a_large_network(capsys):
+    assert main(["order", "--machine", "fattree:12", "--method", "spectral"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "spectral" in err and len(err.strip().splitlines()) == 1
