@@ -189,3 +189,11 @@ def test_cli_refuses_spectral_on_a_large_network(capsys):
     assert main(["order", "--machine", "fattree:12", "--method", "spectral"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "spectral" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_scale_bench_rows_agree():
+    from optalloc.bench.scale._order import rows
+
+    out = rows(quick=True)
+    assert len(out) == 4 and all(r.agree for r in out)
