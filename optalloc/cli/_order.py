@@ -86,10 +86,12 @@ def register(sub) -> None:
     p.add_argument("--method", choices=GRAPH_METHODS, default="auto",
                    help="qap (search), brute or ip (exact, small), gilbert, hilbert, snake, row-major, the closed "
                    "curves moore, closed-gilbert, closed-snake (last node next to the first, through a torus's "
-                   "wrap links), spectral, greedy; auto: brute up to 8 nodes, else qap")
+                   "wrap links), spectral, greedy, sparse (swap search without a distance matrix, for large "
+                   "machines); auto: brute up to 8 nodes, qap up to 256, else sparse")
     p.add_argument("--ring", action="store_true", help="rank distance around a ring of ranks")
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds for the search or the IP")
-    p.add_argument("--iterations", type=int, metavar="N", help="tabu moves (default 20 N without a time limit)")
+    p.add_argument("--iterations", type=int, metavar="N", help="tabu moves (default 20 N without a time limit); "
+                   "sparse: swaps evaluated (default 20 N)")
     p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     p.add_argument("--out", metavar="FILE", help="write the order, one node per line (JSON list for .json)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")

@@ -16,7 +16,7 @@ DENSE_MAX = 20000
 
 #: Methods of :func:`order_graph`.
 GRAPH_METHODS = ("auto", "qap", "brute", "ip", "gilbert", "hilbert", "snake", "row-major", "moore", "closed-gilbert",
-                 "closed-snake", "spectral", "greedy")
+                 "closed-snake", "spectral", "greedy", "sparse")
 #: The box curves among them (``-`` for ``_``), the closed ones last.
 _CURVES = ("gilbert", "hilbert", "snake", "row-major", "moore", "closed-gilbert", "closed-snake")
 
@@ -207,7 +207,22 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
         ``"closed-gilbert"``, ``"closed-snake"``: the closed curves (last
         node next to the first; on a mesh or torus Machine they use its
         wrap links, see :func:`optalloc.curves.closed_gilbert`); ``"spectral"``, ``"greedy"``:
-        the starts alone; ``"auto"``: ``"brute"`` up to 8 nodes, else ``"qap"``.
+        the starts alone; ``"sparse"``: without a distance matrix (below);
+        ``"auto"``: ``"brute"`` up to 8 nodes, ``"qap"`` up to 256, else
+        ``"sparse"``.
+
+        Above 256 nodes the curves, ``"spectral"`` (meshes and tori),
+        ``"greedy"`` and ``"sparse"`` build no N x N matrix: the objective
+        sums the rank pairs whose weight float arithmetic can see (a few
+        dozen offsets under the default weights; the weight left out is
+        ``extra["weight_left_out"]``), their distances read pair by pair
+        (:meth:`~optalloc.machine.Machine.pair_distances`).
+        ``"sparse"`` starts from the box curves (a mesh or torus), or the
+        node id order, the labels' order and a greedy nearest-neighbour
+        path (a network), and improves the best by swaps of two ranks
+        evaluated in O(offsets) reads each.  Its bound is the
+        Gilmore-Lawler bound with the assignment relaxed: each rank's
+        term is minimised over the nodes.
     weights : callable, array_like or None
         ``w(d)`` for rank distance d (default ``2**-(d-1)``).
     ring : bool
@@ -221,6 +236,8 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
         Seconds for the search ("qap") or the solver ("ip").
     iterations : int, optional
         Tabu moves ("qap"); default ``20 N`` when no time limit is given.
+        "sparse": swaps evaluated (default ``20 N``; the search also stops
+        after 8 rounds of 2048 swaps without a gain).
     progress : bool or callable, optional
         "qap": a callable gets ``(iteration, best)`` every 1000 moves of the
         tabu search, ``best`` the best ordering objective so far.  True:
@@ -234,7 +251,8 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
         node id) of the node at rank r, ``labels`` the node labels in order
         (coordinate tuples on a mesh or torus),
         ``objective`` the ordering objective, ``bound`` a proven lower bound
-        (the Gilmore-Lawler bound of the QAP, or the IP's bound), ``gap``,
+        (the Gilmore-Lawler bound of the QAP, or the IP's bound; above 256
+        nodes the relaxed one of ``"sparse"``, for every method), ``gap``,
         ``status`` ("optimal" only when proven), ``extra["starts"]`` the
         objective of each start.
 
@@ -251,6 +269,9 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
     >>> from optalloc.machine import Machine
     >>> order_graph(Machine((3, 2)), method="snake").order.tolist()
     [0, 1, 2, 5, 4, 3]
+    >>> big = order_graph(Machine((20, 20)), rng=0)
+    >>> big.method, big.bound <= big.objective
+    ('sparse', True)
     """
     start_time = time.perf_counter()
     if method not in GRAPH_METHODS:
@@ -263,8 +284,13 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
 
 def _order_graph(G, method, weights, ring, weight, rng, time_limit, iterations, progress, start_time):
     """:func:`order_graph` with ``progress`` None, a callable or a Progress."""
+    from ._large import SPARSE_FROM, SPARSE_METHODS, order_large
     from ._objective import order_objective, rank_weights
 
+    size = G.n if isinstance(G, Machine) else (G.number_of_nodes() if hasattr(G, "number_of_nodes") else 0)
+    if method == "sparse" or (size > SPARSE_FROM and method in ("auto", *SPARSE_METHODS)):
+        method = "sparse" if method == "auto" else method
+        return order_large(G, method, weights, ring, weight, rng, time_limit, iterations, progress, start_time)
     grid = G if isinstance(G, Machine) and G.is_grid else None
     G, weight = _as_graph(G, weight)
     labels, D = graph_distances(G, weight=weight)
