@@ -18,6 +18,7 @@ from .._common import (
     weights_of_sets,
 )
 from ..bounds._lattice import heuristic_bound
+from ._centres import grid_gen_alg, grid_mm, grid_swap, lattice_grid, neighbour_of_stars, town_of_grid
 
 # Entries of one distance block (centres x points); bounds memory at ~64 MB.
 _BLOCK = 1 << 23
@@ -126,13 +127,20 @@ def mm(points, k):
     pts = validate_points(points)
     n, d = pts.shape
     k = validate_k(k, n)
-    axes, total = _grid_centres(pts)
-    step = max(1, _BLOCK // n)
-    blocks = (_centre_block(axes, lo, min(total, lo + step)) for lo in range(0, total, step))
-    best_set, best_w, best_c, seen, _ = _best_of_centres(pts, k, blocks)
-    centre = _centre_block(axes, best_c, best_c + 1)[0]
     g = mm_guarantee(d, k)
-    bound = max(heuristic_bound(pts, k), best_w / g)
+    grid = lattice_grid(pts)
+    if grid is not None:
+        values = [np.unique(grid.co[:, a]) for a in range(d)]
+        best_set, best_w, cell, seen, stars = grid_mm(grid, k, values)
+        centre = cell + grid.origin
+        bound = max(neighbour_of_stars(stars, k), town_of_grid(d, k), best_w / g)
+    else:
+        axes, total = _grid_centres(pts)
+        step = max(1, _BLOCK // n)
+        blocks = (_centre_block(axes, lo, min(total, lo + step)) for lo in range(0, total, step))
+        best_set, best_w, best_c, seen, _ = _best_of_centres(pts, k, blocks)
+        centre = _centre_block(axes, best_c, best_c + 1)[0]
+        bound = max(heuristic_bound(pts, k), best_w / g)
     return make_result(
         pts,
         best_set,
@@ -140,7 +148,7 @@ def mm(points, k):
         start=start,
         guarantee=g,
         bound=bound,
-        extra={"centre": centre.tolist(), "centres": seen},
+        extra={"centre": centre.astype(float).tolist(), "centres": seen},
     )
 
 
@@ -191,16 +199,21 @@ def gen_alg(points, k, *, descents: int = 0):
     descents = as_int(descents, "descents")
     if descents < 0:
         raise ValueError(f"`descents` must be at least 0, got {descents}")
-    step = max(1, _BLOCK // n)
-    blocks = (pts[lo : lo + step] for lo in range(0, n, step))
-    best_set, best_w, best_c, _, top = _best_of_centres(pts, k, blocks, keep=descents)
     g = gen_alg_guarantee(k)
-    bound = max(heuristic_bound(pts, k), best_w / g)
+    grid = lattice_grid(pts)
+    if grid is not None:
+        best_set, best_w, best_c, stars, top = grid_gen_alg(grid, k, descents)
+        bound = max(neighbour_of_stars(stars, k), town_of_grid(pts.shape[1], k), best_w / g)
+    else:
+        step = max(1, _BLOCK // n)
+        blocks = (pts[lo : lo + step] for lo in range(0, n, step))
+        best_set, best_w, best_c, _, top = _best_of_centres(pts, k, blocks, keep=descents)
+        bound = max(heuristic_bound(pts, k), best_w / g)
     extra = {"centre": pts[best_c].tolist(), "centre_index": best_c}
     if descents:
         extra["gen_alg_objective"] = best_w
         for rows in top:
-            chosen, _ = swap_descent(pts, rows)
+            chosen, _ = grid_swap(grid, rows) if grid is not None else swap_descent(pts, rows)
             w = float(weights_of_sets(pts, chosen[None])[0])
             if w < best_w:
                 best_w, best_set = w, chosen
@@ -217,6 +230,9 @@ def swap_descent(points: np.ndarray, chosen: np.ndarray, *, max_swaps: int | Non
 
     Returns (chosen indices, number of swaps).
     """
+    grid = lattice_grid(np.asarray(points, dtype=float))
+    if grid is not None:
+        return grid_swap(grid, chosen, max_swaps=max_swaps)
     n = len(points)
     pts = distance_dtype(points)
     inside = np.zeros(n, dtype=bool)
