@@ -59,17 +59,27 @@ class Grid:
         self.occ = np.full(int(np.prod(self.L)), -1, dtype=np.int64)
         self.occ[cell] = np.arange(self.n)
         self.in_order = bool(np.all(np.diff(cell) > 0))
+        free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x)
+        self.PX = _prefix(free.reshape(-1, self.L[0]))
+        self.PY = _prefix(free.transpose(0, 2, 1).reshape(-1, self.L[1]))  # rows x + L0 z
 
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
-        return centre_scores(np.ascontiguousarray(centres, dtype=np.int64), self.occ, self.L, self.wrap, k,
-                             self.in_order, self.n)
+        return centre_scores(np.ascontiguousarray(centres, dtype=np.int64), self.occ, self.PX, self.PY, self.L,
+                             self.wrap, k, self.in_order, self.n)
 
     def nearest(self, centre, k: int) -> np.ndarray:
         """The rows of the k nearest points of a centre (cell), sorted."""
         rows, _ = centre_rows(np.asarray(centre, dtype=np.int64), self.occ, self.L, self.wrap, k, self.in_order,
                               self.n)
         return np.sort(rows)
+
+
+def _prefix(rows: np.ndarray) -> np.ndarray:
+    """Prefix counts of each row taken twice (runs that wrap)."""
+    out = np.zeros((len(rows), 2 * rows.shape[1] + 1), dtype=np.int64)
+    np.cumsum(np.concatenate([rows, rows], axis=1), axis=1, out=out[:, 1:])
+    return out
 
 
 def _padded(co: np.ndarray) -> np.ndarray:

@@ -185,9 +185,123 @@ def _ball(c0, c1, c2, occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, 
 
 
 @njit(cache=True)
-def centre_scores(cen, occ, L, wrap, k, in_order, n):
+def _run(P, row, c, b, L, wrap):
+    """Points of a row (prefix counts P[row], over the row twice) within
+    axis distance b of c."""
+    if b < 0:
+        return 0
+    if wrap:
+        if 2 * b + 1 >= L:
+            return P[row, L] - P[row, 0]
+        s = c - b
+        if s < 0:
+            s += L
+        return P[row, s + 2 * b + 1] - P[row, s]
+    lo = max(0, c - b)
+    hi = min(L - 1, c + b)
+    if hi < lo:
+        return 0
+    return P[row, hi + 1] - P[row, lo]
+
+
+@njit(cache=True)
+def _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, P, hu, hv, mid, count_only):
+    """The points of the ball of radius q around (c0, c1, c2) counted by
+    runs along the first axis (prefix counts P, rows over (second, third
+    axis), second fastest): their number and, unless ``count_only``, their
+    offsets along the second and third axes counted in hu, hv."""
+    total = 0
+    a1, n1, a2, n2 = _span(c2, q, L2, w2)
+    for jz in range(n1 + n2):
+        z = a1 + jz if jz < n1 else a2 + jz - n1
+        dz = _offset(z, c2, L2, w2)
+        b = q - abs(dz)
+        sub = 0
+        b1, m1, b2, m2 = _span(c1, b, L1, w1)
+        for jy in range(m1 + m2):
+            y = b1 + jy if jy < m1 else b2 + jy - m1
+            dy = _offset(y, c1, L1, w1)
+            cnt = _run(P, y + L1 * z, c0, b - abs(dy), L0, w0)
+            sub += cnt
+            if not count_only:
+                hu[mid + dy] += cnt
+        if not count_only:
+            hv[mid + dz] += sub
+        total += sub
+    return total
+
+
+@njit(cache=True)
+def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
+    """W, star and the radius R of the k nearest points of the centre:
+    the ball of radius q < R (q lowered until it holds fewer than k points)
+    by runs, then the shells from q + 1 on point by point."""
+    L0, L1, L2 = L[0], L[1], L[2]
+    w0, w1, w2 = wrap[0], wrap[1], wrap[2]
+    count = 0
+    while q >= 0:
+        count = _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, PX, h1, h2, mid, False)
+        if count < k:
+            break
+        for u in range(max(0, mid - q), min(len(h0), mid + q + 1)):
+            h1[u] = 0
+            h2[u] = 0
+        q -= 1
+        count = 0
+    if q >= 0:
+        # the first axis's offsets: runs along the second axis
+        a1, n1, a2, n2 = _span(c2, q, L2, w2)
+        for jz in range(n1 + n2):
+            z = a1 + jz if jz < n1 else a2 + jz - n1
+            dz = _offset(z, c2, L2, w2)
+            b = q - abs(dz)
+            b1, m1, b2, m2 = _span(c0, b, L0, w0)
+            for jx in range(m1 + m2):
+                x = b1 + jx if jx < m1 else b2 + jx - m1
+                dx = _offset(x, c0, L0, w0)
+                h0[mid + dx] += _run(PY, x + L0 * z, c1, b - abs(dx), L1, w1)
+    r = q + 1
+    big = len(rows) + 1
+    while count < k:
+        need = k - count
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2)
+        take = min(n, need)
+        if n > need and not in_order:
+            order = np.argsort(rows[:n])
+            for t in range(need):
+                rows[t] = order[t]
+            for t in range(need):
+                u = rows[t]
+                h0[mid + o0[u]] += 1
+                h1[mid + o1[u]] += 1
+                h2[mid + o2[u]] += 1
+        else:
+            for t in range(take):
+                h0[mid + o0[t]] += 1
+                h1[mid + o1[t]] += 1
+                h2[mid + o2[t]] += 1
+        count += take
+        if count == k:
+            break
+        r += 1
+    lo = max(0, mid - r)
+    hi = min(len(h0) - 1, mid + r)
+    w = _axis_w(h0, lo, hi, k, L0, w0) + _axis_w(h1, lo, hi, k, L1, w1) + _axis_w(h2, lo, hi, k, L2, w2)
+    star = 0
+    for u in range(lo, hi + 1):
+        star += abs(u - mid) * (h0[u] + h1[u] + h2[u])
+        h0[u] = 0
+        h1[u] = 0
+        h2[u] = 0
+    return w, star, r
+
+
+@njit(cache=True)
+def centre_scores(cen, occ, PX, PY, L, wrap, k, in_order, n):
     """W and star of the k nearest points (of the n) around every centre
-    (rows of ``cen``, grid coordinates)."""
+    (rows of ``cen``, grid coordinates); ``PX``, ``PY``: prefix counts of
+    the points along the first axis (rows over the second and third axes)
+    and along the second (rows over the first and third), each row twice."""
     m = len(cen)
     ws = np.empty(m, dtype=np.int64)
     stars = np.empty(m, dtype=np.int64)
@@ -195,14 +309,14 @@ def centre_scores(cen, occ, L, wrap, k, in_order, n):
     o0 = np.empty(n + 1, dtype=np.int64)
     o1 = np.empty(n + 1, dtype=np.int64)
     o2 = np.empty(n + 1, dtype=np.int64)
-    sel = np.empty(1, dtype=np.int64)
     mid = max(L[0], L[1], L[2])
     h0 = np.zeros(2 * mid + 1, dtype=np.int64)
     h1 = np.zeros(2 * mid + 1, dtype=np.int64)
     h2 = np.zeros(2 * mid + 1, dtype=np.int64)
+    R = 0
     for i in range(m):
-        w, s = _ball(cen[i, 0], cen[i, 1], cen[i, 2], occ, L, wrap, k, in_order, rows, o0, o1, o2, sel,
-                     h0, h1, h2, mid, False)
+        w, s, R = _score(cen[i, 0], cen[i, 1], cen[i, 2], occ, PX, PY, L, wrap, k, in_order, R - 1, rows, o0, o1,
+                         o2, h0, h1, h2, mid)
         ws[i] = w
         stars[i] = s
     return ws, stars
@@ -313,17 +427,20 @@ def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
         if k == n or k == 0:
             break
         t = 0
-        smax = -1
         for p in range(n):
             if inside[p]:
-                cin[t] = p
                 s = 0
                 for a in range(d):
                     s += g[a, co[p, a]]
+                cin[t] = p
                 sin[t] = s
-                if s > smax:
-                    smax = s
                 t += 1
+        # the chosen by s descending (rows ascending on ties): the pair
+        # search for one j stops once s(i) + far(j) falls below its best
+        order = np.argsort(-sin, kind="mergesort")
+        cin = cin[order]
+        sin = sin[order]
+        smax = sin[0]
         # lower bounds of the unchosen; the one of least bound is scored first
         sall = smax
         jbest = -1
@@ -356,18 +473,28 @@ def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
                 elif p == jbest or lb[p] > best:
                     continue
                 sj = 0
+                far = 0
                 for a in range(d):
                     sj += g[a, co[p, a]]
+                    far += _far(co[p, a], lo[a], hi[a], L[a], wrap[a])
+                top = -1  # the largest s(i) + d(i, j), and the lowest row i reaching it
+                ti = -1
                 for q in range(k):
+                    if sin[q] + far < top:
+                        break
                     i = cin[q]
                     dij = 0
                     for a in range(d):
                         dij += _axis_dist(co[i, a], co[p, a], L[a], wrap[a])
-                    delta = sj - sin[q] - dij
-                    if bi < 0 or delta < best or (delta == best and (i < bi or (i == bi and p < bj))):
-                        best = delta
-                        bi = i
-                        bj = p
+                    val = sin[q] + dij
+                    if val > top or (val == top and i < ti):
+                        top = val
+                        ti = i
+                delta = sj - top
+                if bi < 0 or delta < best or (delta == best and (ti < bi or (ti == bi and p < bj))):
+                    best = delta
+                    bi = ti
+                    bj = p
         if best >= -tol:
             break
         inside[bi] = False
