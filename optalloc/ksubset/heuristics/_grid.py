@@ -232,6 +232,12 @@ def _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, P, hu, hv, mid, count_only):
 
 
 @njit(cache=True)
+def _reach(L, wrap):
+    """The largest axis distance on an axis."""
+    return L // 2 if wrap else L - 1
+
+
+@njit(cache=True)
 def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
     """W, star and the radius R of the k nearest points of the centre:
     the ball of radius q < R (q lowered until it holds fewer than k points)
@@ -284,15 +290,15 @@ def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h
         if count == k:
             break
         r += 1
-    lo = max(0, mid - r)
-    hi = min(len(h0) - 1, mid + r)
-    w = _axis_w(h0, lo, hi, k, L0, w0) + _axis_w(h1, lo, hi, k, L1, w1) + _axis_w(h2, lo, hi, k, L2, w2)
+    w = 0
     star = 0
-    for u in range(lo, hi + 1):
-        star += abs(u - mid) * (h0[u] + h1[u] + h2[u])
-        h0[u] = 0
-        h1[u] = 0
-        h2[u] = 0
+    for a in range(3):
+        h = h0 if a == 0 else (h1 if a == 1 else h2)
+        reach = min(r, _reach(L[a], wrap[a]))
+        w += _axis_w(h, mid - reach, mid + reach, k, L[a], wrap[a])
+        for u in range(mid - reach, mid + reach + 1):
+            star += abs(u - mid) * h[u]
+            h[u] = 0
     return w, star, r
 
 
