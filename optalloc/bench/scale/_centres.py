@@ -274,12 +274,14 @@ def rows(*, quick: bool = False, progress=None) -> list[BenchRow]:
                 if progress:
                     progress(f"{name} on {inst}")
                 if torus:
-                    ours = lambda name=name: solve(machine, k, method=name)  # noqa: E731
+                    def ours(name=name, machine=machine, k=k):
+                        return solve(machine, k, method=name)
                     t0 = time.perf_counter()
                     base = torus_dense(machine, k, name)
                     t_base = time.perf_counter() - t0
                 else:
-                    ours = lambda func=func: func(pts, k)  # noqa: E731
+                    def ours(func=func, pts=pts, k=k):
+                        return func(pts, k)
                     t0 = time.perf_counter()
                     base = dense(pts, k)
                     t_base = time.perf_counter() - t0

@@ -209,10 +209,11 @@ def gen_alg_torus(D, k, *, ids, coords, axes):
     """
     start = time.perf_counter()
     grid = torus_grid(coords, axes)
-    rows, w, centre, stars, _ = grid_gen_alg(grid, k)
+    rows, _, centre, stars, _ = grid_gen_alg(grid, k)
     g = _guarantee(k)
     return _torus_result(grid, rows, ids=ids, coords=coords, method="gen-alg", start=start, guarantee=g,
-                         bound=neighbour_of_stars(stars, k), extra={"centre": int(np.asarray(ids)[centre]), "centres": grid.n})
+                         bound=neighbour_of_stars(stars, k),
+                         extra={"centre": int(np.asarray(ids)[centre]), "centres": grid.n})
 
 
 def _mm_torus_rows(grid: Grid, k: int):
@@ -235,7 +236,7 @@ def mm_torus_grid(D, k, *, ids, coords, axes):
     """
     start = time.perf_counter()
     grid = torus_grid(coords, axes)
-    rows, w, count, stars = _mm_torus_rows(grid, k)
+    rows, _, count, stars = _mm_torus_rows(grid, k)
     g = _guarantee(k)
     return _torus_result(grid, rows, ids=ids, coords=coords, method="mm", start=start, guarantee=g,
                          bound=neighbour_of_stars(stars, k), extra={"centres": count})

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["centre_scores", "centre_rows", "grid_descent"]
+__all__ = ["centre_rows", "centre_scores", "grid_descent"]
 
 
 @njit(cache=True)
@@ -457,8 +457,7 @@ def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
                 v = co[p, a]
                 s += g[a, v]
                 far += _far(v, lo[a], hi[a], L[a], wrap[a])
-            if s > sall:
-                sall = s
+            sall = max(sall, s)
             if inside[p]:
                 continue
             lb[p] = s - smax - far
