@@ -120,13 +120,18 @@ def _axis_w(h, lo, hi, k, L, wrap):
         cum += h[u]
         total += cum * (k - cum)
     if wrap and 2 * (hi - lo) > L:
-        for u in range(lo, hi + 1):
-            hu = h[u]
-            if hu == 0:
-                continue
-            v0 = u + L // 2 + 1
-            for v in range(v0, hi + 1):
-                total -= hu * h[v] * (2 * (v - u) - L)
+        # pairs more than L/2 apart: sum over v >= u + L//2 + 1 of
+        # h[v] (2 (v - u) - L), from suffix sums of h and v h
+        half = L // 2 + 1
+        s0 = 0
+        s1 = 0
+        v = hi + 1
+        for u in range(hi - half, lo - 1, -1):
+            while v > u + half:
+                v -= 1
+                s0 += h[v]
+                s1 += v * h[v]
+            total -= h[u] * (2 * (s1 - u * s0) - L * s0)
     return total
 
 
