@@ -135,3 +135,15 @@ def test_no_distance_matrix_on_a_torus(monkeypatch):
     monkeypatch.setattr(Machine, "distances", refuse)
     for method in ("gen-alg", "mm", "mm-inc"):
         assert len(solve(m, 40, method=method).indices) == 40
+
+
+@pytest.mark.parametrize("pts", [
+    [[0.5, 0], [1, 0], [0, 2], [3, 3], [1, 1]],  # not integers
+    [[0, 0], [0, 0], [1, 0], [2, 2], [0, 1]],  # a point repeated
+    [[0, 0], [1000, 0], [0, 1000], [3, 7], [1, 1]],  # a box of a million cells for five points
+    [[0, 0, 0, 0], [1, 0, 0, 1], [0, 1, 1, 0], [2, 2, 2, 2], [1, 1, 0, 0]],  # four axes
+])
+def test_points_off_the_grid_take_the_dense_path(pts):
+    pts = np.array(pts, dtype=float)
+    for k in (2, 3, 5):
+        _same_mesh(pts, k, descents=1)
