@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from ._metric import METRIC_METHODS, machine_problem
 from .engine import exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
+from .heuristics._centres import GRID_TORUS_METHODS
 from .heuristics._torus import TORUS_METHODS
 from .special import brute, k3, line
 
@@ -99,10 +102,27 @@ def _solve_machine(machine, k, method, options):
         raise ValueError(f"method {method!r} takes no options on a torus (tie-breaking and requested shapes "
                          f"are defined on a mesh only), got {', '.join(sorted(options))}")
     _check_options(method, allowed, options)
+    if machine.kind == "torus" and method in GRID_TORUS_METHODS and machine.ndim <= 3:
+        return _solve_grid(machine, k, method)
     inst = machine_problem(machine, k)
     if "axes" in sig.parameters:
         options = {**options, "axes": inst.axes}
     return func(inst.D, inst.k, ids=inst.ids, coords=inst.coords, **options)
+
+
+def _solve_grid(machine, k, method):
+    """Gen-Alg, MM or MM+Inc on a torus from the free nodes' coordinates,
+    without a distance matrix."""
+    from .._validate import as_int
+
+    k = as_int(k, "k")
+    if not 1 <= k <= machine.n_free:
+        raise ValueError(f"`k` must be between 1 and the number of free nodes ({machine.n_free}) of the "
+                         f"{machine.describe()}, got {k}")
+    ids = np.asarray(machine.free_ids(), dtype=np.intp)
+    coords = np.asarray(machine.free_points(), dtype=float)
+    return GRID_TORUS_METHODS[method](None, k, ids=ids, coords=coords, axes=(tuple(machine.shape),
+                                                                            tuple(machine.torus)))
 
 
 def solve(points, k, *, method="mm", **options):

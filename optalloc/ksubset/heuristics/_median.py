@@ -18,6 +18,7 @@ from .._common import (
     weights_of_sets,
 )
 from ..bounds._lattice import heuristic_bound
+from ._centres import grid_gen_alg, grid_mm, grid_swap, lattice_grid, neighbour_of_stars, town_of_grid
 
 # Entries of one distance block (centres x points); bounds memory at ~64 MB.
 _BLOCK = 1 << 23
@@ -102,11 +103,18 @@ def mm(points, k):
 
     Notes
     -----
-    Up to n^d centres, each costing O(n) for the selection and O(k log k)
-    for W: O(n^(d+1)) time, memory bounded by evaluating centres in blocks.
-    Ties: among points at the same distance from a centre the lower input
-    index is taken; among centres of equal W the first in lexicographic
-    order of coordinates wins.  The result is therefore deterministic.
+    Distinct integer points of 1 to 3 coordinates whose bounding box has
+    at most ``max(4096, 16 n)`` cells (the free nodes of a mesh) are taken
+    as cells of that box: around each centre its L1 ball is counted by
+    runs of prefix sums and its last shells walked cell by cell, and W
+    comes from per-axis histograms, in O(k + R^(d-1) + width) per centre
+    for a k-th distance R; no distance matrix is built.  Other points go
+    through blocks of centres x points: O(n^(d+1)) time.  Both choose the
+    same set.  Ties: among points at the same distance from a centre the
+    lower input index is taken; among centres of equal W the first in
+    lexicographic order of coordinates (the first axis slowest) wins.  The
+    result is therefore deterministic.  The neighbour bound comes from the
+    stars of the centres at the points, which every centre's shells give.
 
     References
     ----------
@@ -124,15 +132,25 @@ def mm(points, k):
     """
     start = time.perf_counter()
     pts = validate_points(points)
+    return _mm(pts, validate_k(k, len(pts)), lattice_grid(pts), start)
+
+
+def _mm(pts, k, grid, start):
+    """MM's result on validated points (``grid``: their lattice grid or None)."""
     n, d = pts.shape
-    k = validate_k(k, n)
-    axes, total = _grid_centres(pts)
-    step = max(1, _BLOCK // n)
-    blocks = (_centre_block(axes, lo, min(total, lo + step)) for lo in range(0, total, step))
-    best_set, best_w, best_c, seen, _ = _best_of_centres(pts, k, blocks)
-    centre = _centre_block(axes, best_c, best_c + 1)[0]
     g = mm_guarantee(d, k)
-    bound = max(heuristic_bound(pts, k), best_w / g)
+    if grid is not None:
+        values = [np.unique(grid.co[:, a]) for a in range(d)]
+        best_set, best_w, cell, seen, stars = grid_mm(grid, k, values)
+        centre = cell + grid.origin
+        bound = max(neighbour_of_stars(stars, k), town_of_grid(d, k), best_w / g)
+    else:
+        axes, total = _grid_centres(pts)
+        step = max(1, _BLOCK // n)
+        blocks = (_centre_block(axes, lo, min(total, lo + step)) for lo in range(0, total, step))
+        best_set, best_w, best_c, seen, _ = _best_of_centres(pts, k, blocks)
+        centre = _centre_block(axes, best_c, best_c + 1)[0]
+        bound = max(heuristic_bound(pts, k), best_w / g)
     return make_result(
         pts,
         best_set,
@@ -140,7 +158,7 @@ def mm(points, k):
         start=start,
         guarantee=g,
         bound=bound,
-        extra={"centre": centre.tolist(), "centres": seen},
+        extra={"centre": centre.astype(float).tolist(), "centres": seen},
     )
 
 
@@ -170,7 +188,11 @@ def gen_alg(points, k, *, descents: int = 0):
 
     Notes
     -----
-    O(n^2) time.  Ties as in :func:`mm`, centres in input order.
+    On the free nodes of a mesh (see :func:`mm`) each centre costs
+    O(k + R^(d-1) + width), no distance matrix; other points O(n^2) in
+    dense blocks.  Ties as in :func:`mm` (the lower input index at the
+    k-th distance), among centres of equal W the first in input order;
+    the ``descents`` centres are the lightest, ties in input order.
 
     References
     ----------
@@ -191,16 +213,21 @@ def gen_alg(points, k, *, descents: int = 0):
     descents = as_int(descents, "descents")
     if descents < 0:
         raise ValueError(f"`descents` must be at least 0, got {descents}")
-    step = max(1, _BLOCK // n)
-    blocks = (pts[lo : lo + step] for lo in range(0, n, step))
-    best_set, best_w, best_c, _, top = _best_of_centres(pts, k, blocks, keep=descents)
     g = gen_alg_guarantee(k)
-    bound = max(heuristic_bound(pts, k), best_w / g)
+    grid = lattice_grid(pts)
+    if grid is not None:
+        best_set, best_w, best_c, stars, top = grid_gen_alg(grid, k, descents)
+        bound = max(neighbour_of_stars(stars, k), town_of_grid(pts.shape[1], k), best_w / g)
+    else:
+        step = max(1, _BLOCK // n)
+        blocks = (pts[lo : lo + step] for lo in range(0, n, step))
+        best_set, best_w, best_c, _, top = _best_of_centres(pts, k, blocks, keep=descents)
+        bound = max(heuristic_bound(pts, k), best_w / g)
     extra = {"centre": pts[best_c].tolist(), "centre_index": best_c}
     if descents:
         extra["gen_alg_objective"] = best_w
         for rows in top:
-            chosen, _ = swap_descent(pts, rows)
+            chosen, _ = grid_swap(grid, rows) if grid is not None else swap_descent(pts, rows)
             w = float(weights_of_sets(pts, chosen[None])[0])
             if w < best_w:
                 best_w, best_set = w, chosen
@@ -213,10 +240,17 @@ def swap_descent(points: np.ndarray, chosen: np.ndarray, *, max_swaps: int | Non
     Keeps s(p) = sum of L1 distances from every point p to the chosen set;
     swapping chosen i for unchosen j changes W by ``s(j) - s(i) - d(i, j)``,
     so a full neighbourhood scan is one k x (n - k) array operation and a
-    swap updates s in O(n).
+    swap updates s in O(n).  On the free nodes of a mesh (see :func:`mm`)
+    s is kept per axis and coordinate, and only the j whose lower bound
+    ``s(j) - max s(i) - far(j)`` reaches the best change are scored; the
+    same swaps are made: the pair of least change, on ties the lowest
+    chosen index, then the lowest unchosen index.
 
     Returns (chosen indices, number of swaps).
     """
+    grid = lattice_grid(np.asarray(points, dtype=float))
+    if grid is not None:
+        return grid_swap(grid, chosen, max_swaps=max_swaps)
     n = len(points)
     pts = distance_dtype(points)
     inside = np.zeros(n, dtype=bool)
@@ -261,7 +295,11 @@ def mm_inc(points, k, *, max_swaps=None):
 
     Notes
     -----
-    MM's cost plus O(k (n - k)) per swap.
+    MM's cost plus, per swap, O(n) bounds and the pairs of the few
+    unchosen points whose bound does not rule them out (on the free nodes
+    of a mesh; O(k (n - k)) on other points).  Each swap takes the pair of
+    least change of W, on ties the lowest chosen index and then the lowest
+    unchosen index, while W drops by more than ``1e-9 * max(1, max s)``.
 
     Examples
     --------
@@ -276,8 +314,12 @@ def mm_inc(points, k, *, max_swaps=None):
     k = validate_k(k, len(pts))
     if max_swaps is not None:
         max_swaps = validate_positive(max_swaps, "max_swaps", integer=True)
-    base = mm(pts, k)
-    chosen, swaps = swap_descent(pts, base.indices, max_swaps=max_swaps)
+    grid = lattice_grid(pts)
+    base = _mm(pts, k, grid, start)
+    if grid is not None:
+        chosen, swaps = grid_swap(grid, base.indices, max_swaps=max_swaps)
+    else:
+        chosen, swaps = swap_descent(pts, base.indices, max_swaps=max_swaps)
     g = base.guarantee
     w = float(weights_of_sets(pts, chosen[None])[0])
     bound = max(base.bound, w / g)

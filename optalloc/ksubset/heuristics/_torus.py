@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 from ..._subset import metric_subset_result
+from ._centres import mm_inc_torus_grid, mm_torus_grid
 from ._median import gen_alg_guarantee
 from ._metric import metric_descent, set_weights
 
@@ -75,7 +76,11 @@ def _result(D, rows, *, ids, coords, method, start, guarantee, extra):
 
 def mm_torus(D, k, *, ids, coords, axes):
     """MM on a torus: the k nearest free nodes around every node of the
-    torus, the best set kept; guarantee 2 - 2/k (see the module notes)."""
+    torus, the best set kept; guarantee 2 - 2/k (see the module notes).
+    Up to three axes it runs on the coordinates alone
+    (:func:`~optalloc.ksubset.heuristics._centres.mm_torus_grid`; D may be None)."""
+    if len(axes[0]) <= 3:
+        return mm_torus_grid(D, k, ids=ids, coords=coords, axes=axes)
     start = time.perf_counter()
     shape, torus = axes
     centres = np.stack(np.meshgrid(*[np.arange(s) for s in shape], indexing="ij"), axis=-1).reshape(-1, len(shape))
@@ -93,7 +98,10 @@ def mm_torus(D, k, *, ids, coords, axes):
 
 
 def mm_inc_torus(D, k, *, ids, coords, axes):
-    """MM on a torus, then best-improvement swaps; guarantee as MM."""
+    """MM on a torus, then best-improvement swaps; guarantee as MM.  Up to
+    three axes on the coordinates alone (D may be None)."""
+    if len(axes[0]) <= 3:
+        return mm_inc_torus_grid(D, k, ids=ids, coords=coords, axes=axes)
     start = time.perf_counter()
     first = mm_torus(D, k, ids=ids, coords=coords, axes=axes)
     rows = metric_descent(D, np.searchsorted(ids, first.indices))

@@ -1,0 +1,264 @@
+"""Gen-Alg, MM and MM+Inc on a grid, in time near-linear in the grid.
+
+The points are the free cells of a mesh or torus of at most three axes:
+around each centre the k nearest points are taken shell by shell of its
+L1 ball (the compiled kernels of :mod:`._grid`), and W of the set comes
+from per-axis histograms of the offsets, in O(k + width).  No distance
+matrix is built.  The sets chosen are those of the definitions, with
+their tie rules:
+
+- the k nearest points of a centre: every point closer than the k-th
+  distance, then the points at that distance of the lowest input row (on a
+  machine, of the lowest node id);
+- among centres of equal W the first one wins (Gen-Alg: input order; MM:
+  lexicographic order of the coordinates, the first axis slowest);
+- swap descent takes the pair of least ``s(j) - s(i) - d(i, j)``, on ties
+  the lowest chosen row i, then the lowest unchosen row j.
+
+The bound reported is the neighbour bound, ``1/2`` the sum of the k least
+stars (a star: the sum of the k least distances from a point to the
+points, itself included), which every centre's shells give for free, next
+to the town bound and ``W / guarantee``.  All hold in the metric at hand
+(L1 on a mesh, the wrap distance on a torus): ``2 W(S) = sum_{s in S}
+sum_{t in S} d(s, t)`` and each inner sum is at least the star of s.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..._subset import metric_subset_result
+from ..bounds._lattice import TOWN_2D, TOWN_3D
+from ._grid import centre_rows, centre_scores, grid_descent
+
+__all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_mm", "grid_swap", "lattice_grid",
+           "mm_inc_torus_grid", "mm_torus_grid", "neighbour_of_stars", "town_of_grid"]
+
+#: cells of a grid per point beyond which the grid path is not taken (and
+#: on meshes of at most 4,096 cells it always is)
+SPARSE = 16
+AXES = 3
+
+
+class Grid:
+    """The points as cells of a grid: per axis the length and wrap, the
+    cell coordinates of each point (n, 3), ``occ`` (row per cell, x
+    fastest, or -1), the corner the coordinates are relative to, and
+    whether the rows grow with the cell id."""
+
+    def __init__(self, co: np.ndarray, L, wrap, origin: np.ndarray, d: int):
+        self.co = np.ascontiguousarray(co, dtype=np.int64)
+        self.L = np.asarray(L, dtype=np.int64)
+        self.wrap = np.asarray(wrap, dtype=np.bool_)
+        self.origin = origin
+        self.d = d
+        self.n = len(co)
+        cell = self.co[:, 0] + self.L[0] * (self.co[:, 1] + self.L[1] * self.co[:, 2])
+        self.occ = np.full(int(np.prod(self.L)), -1, dtype=np.int64)
+        self.occ[cell] = np.arange(self.n)
+        self.in_order = bool(np.all(np.diff(cell) > 0))
+        free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x)
+        self.PX = _prefix(free.reshape(-1, self.L[0]))
+        self.PY = _prefix(free.transpose(0, 2, 1).reshape(-1, self.L[1]))  # rows x + L0 z
+
+    def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """W and star of the k nearest points around each centre (cells)."""
+        return centre_scores(np.ascontiguousarray(centres, dtype=np.int64), self.occ, self.PX, self.PY, self.L,
+                             self.wrap, k, self.in_order, self.n)
+
+    def nearest(self, centre, k: int) -> np.ndarray:
+        """The rows of the k nearest points of a centre (cell), sorted."""
+        rows, _ = centre_rows(np.asarray(centre, dtype=np.int64), self.occ, self.L, self.wrap, k, self.in_order,
+                              self.n)
+        return np.sort(rows)
+
+
+def _prefix(rows: np.ndarray) -> np.ndarray:
+    """Prefix counts of each row taken twice (runs that wrap)."""
+    out = np.zeros((len(rows), 2 * rows.shape[1] + 1), dtype=np.int64)
+    np.cumsum(np.concatenate([rows, rows], axis=1), axis=1, out=out[:, 1:])
+    return out
+
+
+def _padded(co: np.ndarray) -> np.ndarray:
+    out = np.zeros((len(co), AXES), dtype=np.int64)
+    out[:, : co.shape[1]] = co
+    return out
+
+
+def lattice_grid(pts: np.ndarray) -> Grid | None:
+    """The :class:`Grid` (mesh: the bounding box) of distinct integer
+    points of 1 to 3 coordinates, or None when they are not (the dense
+    path applies) or the box has more than ``max(4096, 16 n)`` cells."""
+    n, d = pts.shape
+    if d > AXES or not np.all(pts == np.round(pts)):
+        return None
+    lo = pts.min(axis=0)
+    sides = pts.max(axis=0) - lo + 1
+    if float(np.prod(sides)) > max(4096, SPARSE * n):
+        return None
+    co = (pts - lo).astype(np.int64)
+    L = [int(s) for s in sides] + [1] * (AXES - d)
+    grid = Grid(_padded(co), L, [False] * AXES, lo, d)
+    if np.count_nonzero(grid.occ >= 0) != n:  # a point repeated
+        return None
+    return grid
+
+
+def torus_grid(coords: np.ndarray, axes) -> Grid | None:
+    """The :class:`Grid` of the free nodes (coordinates) of a mesh or
+    torus of ``axes = (shape, torus)``; None beyond three axes."""
+    shape, torus = axes
+    if len(shape) > AXES:
+        return None
+    d = len(shape)
+    co = np.asarray(coords, dtype=np.int64).reshape(-1, d)
+    return Grid(_padded(co), list(shape) + [1] * (AXES - d), list(torus) + [False] * (AXES - d),
+                np.zeros(d), d)
+
+
+def neighbour_of_stars(stars: np.ndarray, k: int) -> float:
+    """The neighbour bound from every point's star: half the sum of the k least."""
+    return 0.5 * float(np.partition(stars, k - 1)[:k].sum())
+
+
+def town_of_grid(d: int, k: int) -> float:
+    """The optimal-town value of k distinct lattice points in 2 or 3 dimensions (0 beyond the tables)."""
+    table = {2: TOWN_2D, 3: TOWN_3D}.get(d)
+    return float(table[k - 1]) if table is not None and k <= len(table) else 0.0
+
+
+def grid_gen_alg(grid: Grid, k: int, descents: int = 0):
+    """Gen-Alg on the grid: ``(rows, W, centre row, stars, lightest)``;
+    ``lightest`` are the rows of the ``descents`` centres of least W
+    (ties: input order), lightest first."""
+    ws, stars = grid.scores(grid.co, k)
+    best_c = int(np.argmin(ws))
+    order = np.argsort(ws, kind="stable")[:descents] if descents else np.zeros(0, dtype=np.intp)
+    lightest = [grid.nearest(grid.co[c], k) for c in order]
+    return grid.nearest(grid.co[best_c], k), float(ws[best_c]), best_c, stars, lightest
+
+
+def grid_mm(grid: Grid, k: int, values: list[np.ndarray] | None = None):
+    """MM on the grid: every cell of the product of ``values`` (per axis,
+    ascending cell coordinates; default every coordinate) is a centre, in
+    lexicographic order.  Returns ``(rows, W, centre cell, centres, stars of the points)``."""
+    if values is None:
+        values = [np.arange(int(s)) for s in grid.L[: grid.d]]
+    mesh = np.meshgrid(*values, indexing="ij")
+    centres = _padded(np.stack([m.ravel() for m in mesh], axis=1))
+    ws, stars = grid.scores(centres, k)
+    best = int(np.argmin(ws))
+    where = [np.searchsorted(values[a], grid.co[:, a]) for a in range(grid.d)]
+    point_stars = stars[np.ravel_multi_index(where, [len(v) for v in values])]
+    return grid.nearest(centres[best], k), float(ws[best]), centres[best, : grid.d], len(centres), point_stars
+
+
+def grid_swap(grid: Grid, rows, *, max_swaps=None, tol_once=False) -> tuple[np.ndarray, int]:
+    """Swap descent on the grid from ``rows``: ``(chosen rows, swaps)``."""
+    inside = np.zeros(grid.n, dtype=np.bool_)
+    inside[np.asarray(rows, dtype=np.intp)] = True
+    swaps = grid_descent(grid.co, grid.L, grid.wrap, inside, -1 if max_swaps is None else int(max_swaps),
+                         bool(tol_once))
+    return np.flatnonzero(inside), int(swaps)
+
+
+def _chosen_matrix(grid: Grid, rows: np.ndarray) -> np.ndarray:
+    """The (k, k) distance matrix of the chosen points (wrap distances)."""
+    c = grid.co[rows]
+    total = np.zeros((len(rows), len(rows)))
+    for a in range(grid.d):
+        gap = np.abs(c[:, None, a] - c[None, :, a])
+        if grid.wrap[a]:
+            gap = np.minimum(gap, grid.L[a] - gap)
+        total += gap
+    return total
+
+
+def _torus_result(grid, rows, *, ids, coords, method, start, guarantee, bound, extra):
+    """The result of the chosen rows; its bound is the larger of ``bound``
+    and ``W / guarantee``."""
+    rows = np.sort(np.asarray(rows, dtype=np.intp))
+    dist = _chosen_matrix(grid, rows)
+    bound = max(bound, float(dist.sum() / 2.0) / guarantee)
+    return metric_subset_result(dist, np.arange(len(rows)), ids=np.asarray(ids)[rows],
+                                coords=np.asarray(coords)[rows], method=method, start=start, guarantee=guarantee,
+                                bound=bound, extra=extra)
+
+
+def _guarantee(k: int) -> float:
+    return max(1.0, 2.0 - 2.0 / k)
+
+
+def gen_alg_torus(D, k, *, ids, coords, axes):
+    """Gen-Alg on a torus (or mesh) from its free nodes' coordinates, in
+    the wrap distance: around every free node its k nearest free nodes
+    (ties by node id), the first least W kept; ``D`` is not read (None
+    will do).  ``guarantee = 2 - 2/k``, ``bound`` the larger of the
+    neighbour bound and ``W / guarantee``; ``extra["centre"]`` is the
+    centre's node id.
+
+    >>> import numpy as np
+    >>> from optalloc.machine import Machine
+    >>> m = Machine((4, 4), torus=True)
+    >>> r = gen_alg_torus(None, 3, ids=m.free_ids(), coords=m.free_points(), axes=(m.shape, m.torus))
+    >>> r.indices.tolist(), r.objective, r.extra
+    ([0, 1, 3], 4.0, {'centre': 0, 'centres': 16})
+    """
+    start = time.perf_counter()
+    grid = torus_grid(coords, axes)
+    rows, _, centre, stars, _ = grid_gen_alg(grid, k)
+    g = _guarantee(k)
+    return _torus_result(grid, rows, ids=ids, coords=coords, method="gen-alg", start=start, guarantee=g,
+                         bound=neighbour_of_stars(stars, k),
+                         extra={"centre": int(np.asarray(ids)[centre]), "centres": grid.n})
+
+
+def _mm_torus_rows(grid: Grid, k: int):
+    """MM on the torus: every node a centre (lexicographic order); the
+    rows, W, number of centres and the free nodes' stars."""
+    rows, w, _, count, stars = grid_mm(grid, k)
+    return rows, w, count, stars
+
+
+def mm_torus_grid(D, k, *, ids, coords, axes):
+    """MM on a torus from its free nodes' coordinates: the k nearest free
+    nodes (torus distance, ties by node id) around every node of the
+    torus, the first least W in lexicographic order of the centres;
+    ``D`` is not read.  Guarantee 2 - 2/k; bound as :func:`gen_alg_torus`.
+
+    >>> from optalloc.machine import Machine
+    >>> m = Machine((4, 4), torus=True)
+    >>> mm_torus_grid(None, 3, ids=m.free_ids(), coords=m.free_points(), axes=(m.shape, m.torus)).objective
+    4.0
+    """
+    start = time.perf_counter()
+    grid = torus_grid(coords, axes)
+    rows, _, count, stars = _mm_torus_rows(grid, k)
+    g = _guarantee(k)
+    return _torus_result(grid, rows, ids=ids, coords=coords, method="mm", start=start, guarantee=g,
+                         bound=neighbour_of_stars(stars, k), extra={"centres": count})
+
+
+def mm_inc_torus_grid(D, k, *, ids, coords, axes):
+    """MM on a torus, then best-improvement swaps (ties: the lowest chosen
+    node, then the lowest unchosen node); guarantee as MM.
+
+    >>> from optalloc.machine import Machine
+    >>> m = Machine((4, 4), torus=True)
+    >>> mm_inc_torus_grid(None, 5, ids=m.free_ids(), coords=m.free_points(), axes=(m.shape, m.torus)).objective
+    16.0
+    """
+    start = time.perf_counter()
+    grid = torus_grid(coords, axes)
+    rows, w, _, stars = _mm_torus_rows(grid, k)
+    chosen, _ = grid_swap(grid, rows, tol_once=True)
+    g = _guarantee(k)
+    return _torus_result(grid, chosen, ids=ids, coords=coords, method="mm-inc", start=start, guarantee=g,
+                         bound=neighbour_of_stars(stars, k), extra={"mm_objective": w})
+
+
+#: the torus methods that run on coordinates alone: name -> function over (D, k, ids=, coords=, axes=)
+GRID_TORUS_METHODS = {"gen-alg": gen_alg_torus, "mm": mm_torus_grid, "mm-inc": mm_inc_torus_grid}

@@ -1,0 +1,521 @@
+"""Compiled kernels of the centre heuristics on a grid (mesh or torus).
+
+The free points are the occupied cells of a grid of at most three axes
+(fewer axes are padded with axes of length 1), each axis a line (mesh) or
+a ring (torus).  ``occ`` holds, per cell (x fastest), the row of the point
+there or -1.  Per axis the distance of coordinates u and v is ``|u - v|``,
+or ``min(|u - v|, L - |u - v|)`` on a ring of length L.
+
+Around a centre the k nearest points are its L1 ball shell by shell:
+every point of the shells 0 .. R - 1 and, of shell R, the points of the
+lowest rows (``in_order``: the rows grow with the cell id, so the shell is
+walked in cell order and cut; else the shell's rows are sorted).  W of
+the set is a sum over axes computed from per-axis histograms of the
+offsets from the centre: ``sum over gaps of left * right`` on a line,
+less ``2 delta - L`` for every pair more than L/2 apart on a ring.
+
+Swap descent keeps, per axis, ``g[a][v]`` = sum of the axis distances
+from coordinate v to the chosen set, so s(p) = sum_a g[a][p_a] costs d
+reads; swapping chosen i for unchosen j changes W by s(j) - s(i) - d(i, j),
+and ``s(j) - max_i s(i) - far(j)`` (far(j): the largest axis distances
+from j to the chosen set, summed) bounds that from below, which leaves
+few j to score against every chosen i.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._jit import njit
+
+__all__ = ["centre_rows", "centre_scores", "grid_descent"]
+
+
+@njit(cache=True)
+def _span(c, b, L, wrap):
+    """Coordinates within axis distance b of c, ascending: two runs
+    (start, count) of consecutive coordinates."""
+    if b < 0:
+        return 0, 0, 0, 0
+    if wrap:
+        if 2 * b + 1 >= L:
+            return 0, L, 0, 0
+        lo = c - b
+        hi = c + b
+        if lo < 0:
+            return 0, hi + 1, lo + L, L - (lo + L)
+        if hi >= L:
+            return 0, hi - L + 1, lo, L - lo
+        return lo, hi - lo + 1, 0, 0
+    lo = max(0, c - b)
+    hi = min(L - 1, c + b)
+    if hi < lo:
+        return 0, 0, 0, 0
+    return lo, hi - lo + 1, 0, 0
+
+
+@njit(cache=True)
+def _offset(v, c, L, wrap):
+    """Signed offset of coordinate v from c (the shorter way round on a ring)."""
+    d = v - c
+    if wrap:
+        if 2 * d > L:
+            d -= L
+        elif 2 * d < -L:
+            d += L
+    return d
+
+
+@njit(cache=True)
+def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
+    """The points at L1 distance exactly r from (c0, c1, c2), in cell order
+    (z slowest, x fastest), into rows/o0/o1/o2 (offsets from the centre);
+    stops after ``stop`` points.  Returns how many."""
+    n = 0
+    a1, n1, a2, n2 = _span(c2, r, L2, w2)
+    for jz in range(n1 + n2):
+        z = a1 + jz if jz < n1 else a2 + jz - n1
+        dz = _offset(z, c2, L2, w2)
+        b = r - abs(dz)
+        b1, m1, b2, m2 = _span(c1, b, L1, w1)
+        for jy in range(m1 + m2):
+            y = b1 + jy if jy < m1 else b2 + jy - m1
+            dy = _offset(y, c1, L1, w1)
+            bx = b - abs(dy)
+            base = L0 * (y + L1 * z)
+            xa = c0 - bx
+            xb = c0 + bx
+            if w0:
+                if 2 * bx > L0:
+                    continue
+                xa %= L0
+                xb %= L0
+                if xb < xa:
+                    xa, xb = xb, xa
+            for t in range(2):
+                x = xa if t == 0 else xb
+                if t == 1 and xb == xa:
+                    break
+                if x < 0 or x >= L0:
+                    continue
+                row = occ[base + x]
+                if row >= 0:
+                    rows[n] = row
+                    o0[n] = _offset(x, c0, L0, w0)
+                    o1[n] = dy
+                    o2[n] = dz
+                    n += 1
+                    if n == stop:
+                        return n
+    return n
+
+
+@njit(cache=True)
+def _axis_w(h, lo, hi, k, L, wrap):
+    """W along one axis of the points whose offsets are counted in h
+    (index offset + lo .. hi, shifted by the array's middle)."""
+    total = 0
+    cum = 0
+    for u in range(lo, hi):
+        cum += h[u]
+        total += cum * (k - cum)
+    if wrap and 2 * (hi - lo) > L:
+        # pairs more than L/2 apart: sum over v >= u + L//2 + 1 of
+        # h[v] (2 (v - u) - L), from suffix sums of h and v h
+        half = L // 2 + 1
+        s0 = 0
+        s1 = 0
+        v = hi + 1
+        for u in range(hi - half, lo - 1, -1):
+            while v > u + half:
+                v -= 1
+                s0 += h[v]
+                s1 += v * h[v]
+            total -= h[u] * (2 * (s1 - u * s0) - L * s0)
+    return total
+
+
+@njit(cache=True)
+def _ball(c0, c1, c2, occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, h2, mid, keep):
+    """The k nearest points of the centre: their W and star (sum of
+    distances to the centre); with ``keep`` their rows go to ``sel``."""
+    L0, L1, L2 = L[0], L[1], L[2]
+    w0, w1, w2 = wrap[0], wrap[1], wrap[2]
+    count = 0
+    star = 0
+    r = 0
+    big = len(rows) + 1
+    while True:
+        need = k - count
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2)
+        if n <= need:
+            take = n
+            for t in range(n):
+                h0[mid + o0[t]] += 1
+                h1[mid + o1[t]] += 1
+                h2[mid + o2[t]] += 1
+                if keep:
+                    sel[count + t] = rows[t]
+        else:
+            take = need
+            if in_order:
+                for t in range(need):
+                    h0[mid + o0[t]] += 1
+                    h1[mid + o1[t]] += 1
+                    h2[mid + o2[t]] += 1
+                    if keep:
+                        sel[count + t] = rows[t]
+            else:
+                order = np.argsort(rows[:n])
+                for q in range(need):
+                    t = order[q]
+                    h0[mid + o0[t]] += 1
+                    h1[mid + o1[t]] += 1
+                    h2[mid + o2[t]] += 1
+                    if keep:
+                        sel[count + q] = rows[t]
+        count += take
+        star += r * take
+        if count == k:
+            break
+        r += 1
+    lo = max(0, mid - r)
+    hi = min(len(h0) - 1, mid + r)
+    w = _axis_w(h0, lo, hi, k, L0, w0) + _axis_w(h1, lo, hi, k, L1, w1) + _axis_w(h2, lo, hi, k, L2, w2)
+    for u in range(lo, hi + 1):
+        h0[u] = 0
+        h1[u] = 0
+        h2[u] = 0
+    return w, star
+
+
+@njit(cache=True)
+def _run(P, row, c, b, L, wrap):
+    """Points of a row (prefix counts P[row], over the row twice) within
+    axis distance b of c."""
+    if b < 0:
+        return 0
+    if wrap:
+        if 2 * b + 1 >= L:
+            return P[row, L] - P[row, 0]
+        s = c - b
+        if s < 0:
+            s += L
+        return P[row, s + 2 * b + 1] - P[row, s]
+    lo = max(0, c - b)
+    hi = min(L - 1, c + b)
+    if hi < lo:
+        return 0
+    return P[row, hi + 1] - P[row, lo]
+
+
+@njit(cache=True)
+def _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, P, hu, hv, mid, count_only):
+    """The points of the ball of radius q around (c0, c1, c2) counted by
+    runs along the first axis (prefix counts P, rows over (second, third
+    axis), second fastest): their number and, unless ``count_only``, their
+    offsets along the second and third axes counted in hu, hv."""
+    total = 0
+    a1, n1, a2, n2 = _span(c2, q, L2, w2)
+    for jz in range(n1 + n2):
+        z = a1 + jz if jz < n1 else a2 + jz - n1
+        dz = _offset(z, c2, L2, w2)
+        b = q - abs(dz)
+        sub = 0
+        b1, m1, b2, m2 = _span(c1, b, L1, w1)
+        for jy in range(m1 + m2):
+            y = b1 + jy if jy < m1 else b2 + jy - m1
+            dy = _offset(y, c1, L1, w1)
+            cnt = _run(P, y + L1 * z, c0, b - abs(dy), L0, w0)
+            sub += cnt
+            if not count_only:
+                hu[mid + dy] += cnt
+        if not count_only:
+            hv[mid + dz] += sub
+        total += sub
+    return total
+
+
+@njit(cache=True)
+def _reach(L, wrap):
+    """The largest axis distance on an axis."""
+    return L // 2 if wrap else L - 1
+
+
+@njit(cache=True)
+def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
+    """W, star and the radius R of the k nearest points of the centre:
+    the ball of radius q < R (q lowered until it holds fewer than k points)
+    by runs, then the shells from q + 1 on point by point."""
+    L0, L1, L2 = L[0], L[1], L[2]
+    w0, w1, w2 = wrap[0], wrap[1], wrap[2]
+    count = 0
+    while q >= 0:
+        count = _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, PX, h1, h2, mid, False)
+        if count < k:
+            break
+        for u in range(max(0, mid - q), min(len(h0), mid + q + 1)):
+            h1[u] = 0
+            h2[u] = 0
+        q -= 1
+        count = 0
+    if q >= 0:
+        # the first axis's offsets: runs along the second axis
+        a1, n1, a2, n2 = _span(c2, q, L2, w2)
+        for jz in range(n1 + n2):
+            z = a1 + jz if jz < n1 else a2 + jz - n1
+            dz = _offset(z, c2, L2, w2)
+            b = q - abs(dz)
+            b1, m1, b2, m2 = _span(c0, b, L0, w0)
+            for jx in range(m1 + m2):
+                x = b1 + jx if jx < m1 else b2 + jx - m1
+                dx = _offset(x, c0, L0, w0)
+                h0[mid + dx] += _run(PY, x + L0 * z, c1, b - abs(dx), L1, w1)
+    r = q + 1
+    big = len(rows) + 1
+    while count < k:
+        need = k - count
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2)
+        take = min(n, need)
+        if n > need and not in_order:
+            order = np.argsort(rows[:n])
+            for t in range(need):
+                rows[t] = order[t]
+            for t in range(need):
+                u = rows[t]
+                h0[mid + o0[u]] += 1
+                h1[mid + o1[u]] += 1
+                h2[mid + o2[u]] += 1
+        else:
+            for t in range(take):
+                h0[mid + o0[t]] += 1
+                h1[mid + o1[t]] += 1
+                h2[mid + o2[t]] += 1
+        count += take
+        if count == k:
+            break
+        r += 1
+    w = 0
+    star = 0
+    for a in range(3):
+        h = h0 if a == 0 else (h1 if a == 1 else h2)
+        reach = min(r, _reach(L[a], wrap[a]))
+        w += _axis_w(h, mid - reach, mid + reach, k, L[a], wrap[a])
+        for u in range(mid - reach, mid + reach + 1):
+            star += abs(u - mid) * h[u]
+            h[u] = 0
+    return w, star, r
+
+
+@njit(cache=True)
+def centre_scores(cen, occ, PX, PY, L, wrap, k, in_order, n):
+    """W and star of the k nearest points (of the n) around every centre
+    (rows of ``cen``, grid coordinates); ``PX``, ``PY``: prefix counts of
+    the points along the first axis (rows over the second and third axes)
+    and along the second (rows over the first and third), each row twice."""
+    m = len(cen)
+    ws = np.empty(m, dtype=np.int64)
+    stars = np.empty(m, dtype=np.int64)
+    rows = np.empty(n + 1, dtype=np.int64)
+    o0 = np.empty(n + 1, dtype=np.int64)
+    o1 = np.empty(n + 1, dtype=np.int64)
+    o2 = np.empty(n + 1, dtype=np.int64)
+    mid = max(L[0], L[1], L[2])
+    h0 = np.zeros(2 * mid + 1, dtype=np.int64)
+    h1 = np.zeros(2 * mid + 1, dtype=np.int64)
+    h2 = np.zeros(2 * mid + 1, dtype=np.int64)
+    R = 0
+    for i in range(m):
+        w, s, R = _score(cen[i, 0], cen[i, 1], cen[i, 2], occ, PX, PY, L, wrap, k, in_order, R - 1, rows, o0, o1,
+                         o2, h0, h1, h2, mid)
+        ws[i] = w
+        stars[i] = s
+    return ws, stars
+
+
+@njit(cache=True)
+def centre_rows(c, occ, L, wrap, k, in_order, n):
+    """The rows of the k nearest points around centre c (as
+    :func:`centre_scores` takes them) and their W."""
+    rows = np.empty(n + 1, dtype=np.int64)
+    o0 = np.empty(n + 1, dtype=np.int64)
+    o1 = np.empty(n + 1, dtype=np.int64)
+    o2 = np.empty(n + 1, dtype=np.int64)
+    sel = np.empty(k, dtype=np.int64)
+    mid = max(L[0], L[1], L[2])
+    h0 = np.zeros(2 * mid + 1, dtype=np.int64)
+    h1 = np.zeros(2 * mid + 1, dtype=np.int64)
+    h2 = np.zeros(2 * mid + 1, dtype=np.int64)
+    w, _ = _ball(c[0], c[1], c[2], occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, h2, mid, True)
+    return sel, w
+
+
+@njit(cache=True)
+def _axis_dist(u, v, L, wrap):
+    t = abs(u - v)
+    if wrap and 2 * t > L:
+        t = L - t
+    return t
+
+
+@njit(cache=True)
+def _axis_tables(h, L, wrap):
+    """g[v]: the sum of axis distances from coordinate v to the chosen
+    points, whose coordinates are counted in h."""
+    g = np.zeros(L, dtype=np.int64)
+    if wrap:
+        for u in range(L):
+            if h[u] == 0:
+                continue
+            for v in range(L):
+                g[v] += h[u] * _axis_dist(u, v, L, wrap)
+        return g
+    left = 0  # chosen points below v, and the sum of their coordinates
+    sleft = 0
+    tot = 0
+    stot = 0
+    for u in range(L):
+        tot += h[u]
+        stot += h[u] * u
+    for v in range(L):
+        g[v] = v * left - sleft + (stot - sleft - v * h[v]) - v * (tot - left - h[v])
+        left += h[v]
+        sleft += h[v] * v
+    return g
+
+
+@njit(cache=True)
+def _extent(h, L):
+    """The least and largest coordinate counted in h."""
+    lo = 0
+    while lo < L - 1 and h[lo] == 0:
+        lo += 1
+    hi = L - 1
+    while hi > 0 and h[hi] == 0:
+        hi -= 1
+    return lo, hi
+
+
+@njit(cache=True)
+def _far(v, lo, hi, L, wrap):
+    """At least the largest axis distance from v to a chosen coordinate."""
+    if wrap:
+        return L // 2
+    return max(v - lo, hi - v)
+
+
+@njit(cache=True)
+def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
+    """Best-improvement swaps from the chosen points (``inside``, changed
+    in place) to a local minimum: each step takes the pair of least
+    ``delta = s(j) - s(i) - d(i, j)``, the lowest chosen row i and then
+    the lowest unchosen row j on ties, while delta < -tol, with
+    ``tol = 1e-9 * max(1, max_p s(p))`` over every point, at each step or
+    (``tol_once``) at the first.  ``max_swaps`` < 0: no limit.  Returns the
+    number of swaps."""
+    n = len(co)
+    d = co.shape[1]
+    width = max(L[0], L[1], L[2])
+    hist = np.zeros((d, width), dtype=np.int64)
+    g = np.zeros((d, width), dtype=np.int64)
+    lo = np.zeros(d, dtype=np.int64)
+    hi = np.zeros(d, dtype=np.int64)
+    k = 0
+    for p in range(n):
+        if inside[p]:
+            k += 1
+            for a in range(d):
+                hist[a, co[p, a]] += 1
+    for a in range(d):
+        g[a, : L[a]] = _axis_tables(hist[a], L[a], wrap[a])
+        lo[a], hi[a] = _extent(hist[a], L[a])
+    cin = np.empty(k, dtype=np.int64)
+    sin = np.empty(k, dtype=np.int64)
+    lb = np.empty(n, dtype=np.int64)
+    swaps = 0
+    tol = -1.0
+    while max_swaps < 0 or swaps < max_swaps:
+        if k == n or k == 0:
+            break
+        t = 0
+        for p in range(n):
+            if inside[p]:
+                s = 0
+                for a in range(d):
+                    s += g[a, co[p, a]]
+                cin[t] = p
+                sin[t] = s
+                t += 1
+        # the chosen by s descending (rows ascending on ties): the pair
+        # search for one j stops once s(i) + far(j) falls below its best
+        order = np.argsort(-sin, kind="mergesort")
+        cin = cin[order]
+        sin = sin[order]
+        smax = sin[0]
+        # lower bounds of the unchosen; the one of least bound is scored first
+        sall = smax
+        jbest = -1
+        for p in range(n):
+            s = 0
+            far = 0
+            for a in range(d):
+                v = co[p, a]
+                s += g[a, v]
+                far += _far(v, lo[a], hi[a], L[a], wrap[a])
+            sall = max(sall, s)
+            if inside[p]:
+                continue
+            lb[p] = s - smax - far
+            if jbest < 0 or lb[p] < lb[jbest]:
+                jbest = p
+        if tol < 0 or not tol_once:
+            tol = 1e-9 * max(1.0, float(sall))
+        best = 0
+        bi = -1
+        bj = -1
+        for phase in range(2):
+            for p in range(n):
+                if inside[p]:
+                    continue
+                if phase == 0:
+                    if p != jbest:
+                        continue
+                elif p == jbest or lb[p] > best:
+                    continue
+                sj = 0
+                far = 0
+                for a in range(d):
+                    sj += g[a, co[p, a]]
+                    far += _far(co[p, a], lo[a], hi[a], L[a], wrap[a])
+                top = -1  # the largest s(i) + d(i, j), and the lowest row i reaching it
+                ti = -1
+                for q in range(k):
+                    if sin[q] + far < top:
+                        break
+                    i = cin[q]
+                    dij = 0
+                    for a in range(d):
+                        dij += _axis_dist(co[i, a], co[p, a], L[a], wrap[a])
+                    val = sin[q] + dij
+                    if val > top or (val == top and i < ti):
+                        top = val
+                        ti = i
+                delta = sj - top
+                if bi < 0 or delta < best or (delta == best and (ti < bi or (ti == bi and p < bj))):
+                    best = delta
+                    bi = ti
+                    bj = p
+        if best >= -tol:
+            break
+        inside[bi] = False
+        inside[bj] = True
+        for a in range(d):
+            u = co[bi, a]
+            v = co[bj, a]
+            hist[a, u] -= 1
+            hist[a, v] += 1
+            for x in range(L[a]):
+                g[a, x] += _axis_dist(x, v, L[a], wrap[a]) - _axis_dist(x, u, L[a], wrap[a])
+            lo[a], hi[a] = _extent(hist[a], L[a])
+        swaps += 1
+    return swaps
