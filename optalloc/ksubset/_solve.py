@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from ._metric import METRIC_METHODS, machine_problem
+from ._metric import METRIC_METHODS, gen_alg_hierarchy, machine_problem
 from .engine import exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
 from .heuristics._torus import TORUS_METHODS
@@ -99,6 +99,8 @@ def _solve_machine(machine, k, method, options):
         raise ValueError(f"method {method!r} takes no options on a torus (tie-breaking and requested shapes "
                          f"are defined on a mesh only), got {', '.join(sorted(options))}")
     _check_options(method, allowed, options)
+    if method == "gen-alg" and machine.hierarchy is not None and machine.hierarchy.blocks <= 4096:
+        return gen_alg_hierarchy(machine, k)  # a dragonfly or fat tree: counts per router, no matrix
     inst = machine_problem(machine, k)
     if "axes" in sig.parameters:
         options = {**options, "axes": inst.axes}

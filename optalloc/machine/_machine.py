@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from .._validate import validate_nodes
-from ._network import distance_links, graph_distances, graph_links
+from ._network import GraphRows, distance_links, graph_links
 
 __all__ = ["Machine"]
 
@@ -25,6 +25,10 @@ DENSE_MAX = 20_000
 #: without ``edges``: the dragonfly, the fat tree, processors per node), each
 #: pair of its nodes a link, about 250 bytes each (2 GB at this size).
 PAIRS_MAX = 4096
+#: Largest network whose whole distance matrix :meth:`Machine.distances`
+#: builds (8 bytes a pair: 134 MB); larger ones read
+#: :meth:`Machine.pair_distances` and ``distances(nodes)``.
+MATRIX_MAX = 4096
 #: Owner of the nodes that a machine map marks busy.
 MAP_OWNER = -2
 
@@ -62,7 +66,11 @@ class Machine:
     nodes; a network at most 20,000 nodes (its distance matrix is dense:
     3.2 GB), and at most 4096 when it is given by its distances alone
     (:meth:`from_distances` without ``edges``, which makes every pair of
-    nodes a link: the dragonfly, the fat tree, processors per node). :meth:`allocate` and :meth:`release` raise
+    nodes a link: processors per node); a dragonfly or fat tree as many
+    as a mesh (its distances come from its structure). The whole distance
+    matrix of a network (``distances()``) is built up to 4096 nodes; a
+    larger network reads :meth:`pair_distances` and ``distances(nodes)``
+    (a graph: shortest paths from the nodes asked for). :meth:`allocate` and :meth:`release` raise
     RuntimeError on a busy, repeated, unknown or foreign node: an allocator
     bug stops the run.
 
@@ -107,7 +115,7 @@ class Machine:
         self.shape: tuple[int, ...] | None = shape
         self.torus: tuple[bool, ...] = torus
         self.labels: tuple | None = None
-        self.edges: tuple[tuple[int, int, float], ...] | None = None
+        self._edges, self._net = None, None
         self._init_state(math.prod(shape))
 
     def _init_state(self, n: int) -> None:
@@ -119,6 +127,7 @@ class Machine:
         self._n_free = self.n
         self._cache = None
         self._text = None  # the description of a generated network (dragonfly, fat tree)
+        self._key = None
 
     # -- constructors -------------------------------------------------------
 
@@ -152,7 +161,8 @@ class Machine:
         """
         labels, edges = graph_links(G, weight, DENSE_MAX)
         self = cls.__new__(cls)
-        self.shape, self.torus, self.labels, self.edges = None, (), labels, edges
+        self.shape, self.torus, self.labels, self._edges = None, (), labels, edges
+        self._net = GraphRows(len(labels), edges, MATRIX_MAX)
         self._init_state(len(labels))
         return self
 
@@ -195,10 +205,63 @@ class Machine:
                              f"of nodes is a link; with `edges`, at most {DENSE_MAX})")
         labels, M, links = distance_links(labels, D, edges, DENSE_MAX)
         self = cls.__new__(cls)
-        self.shape, self.torus, self.labels, self.edges = None, (), labels, links
+        self.shape, self.torus, self.labels, self._edges, self._net = None, (), labels, links, None
         self._init_state(len(labels))
         self._dist = M
         return self
+
+    @classmethod
+    def _generated(cls, hierarchy, labels, text: str) -> Machine:
+        """A dragonfly or fat tree: distances from its :class:`Hierarchy`."""
+        self = cls.__new__(cls)
+        self.shape, self.torus, self.labels, self._edges, self._net = None, (), labels, None, hierarchy
+        self._init_state(hierarchy.n)
+        self._text = text
+        return self
+
+    @property
+    def edges(self) -> tuple[tuple[int, int, float], ...] | None:
+        """A network's links ``(i, j, length)``, i < j; None on a grid.
+
+        A dragonfly or fat tree, whose nodes meet through routers or
+        switches, lists every pair of nodes with its distance (shortest
+        paths over these links give the distances back), up to 4096 nodes;
+        a larger one raises ValueError (read :meth:`pair_distances`).
+        """
+        if self._edges is None and self.hierarchy is not None:
+            if self.n > PAIRS_MAX:
+                raise ValueError(f"the {self.describe()} has {self.n} nodes; its links (every pair of nodes) are "
+                                 f"listed up to {PAIRS_MAX}: read pair_distances or distances(nodes)")
+            iu, ju = np.triu_indices(self.n, k=1)
+            d = self._net.pair_distances(iu, ju)
+            self._edges = tuple(zip(iu.tolist(), ju.tolist(), d.tolist()))
+        return self._edges
+
+    @property
+    def hierarchy(self):
+        """The structure of a dragonfly or fat tree (node, unit, block:
+        router and group, edge switch and pod), else None."""
+        net = self._net
+        return net if net is not None and not isinstance(net, GraphRows) else None
+
+    @property
+    def metric_key(self) -> tuple:
+        """A hashable value that is equal for two machines of the same nodes
+        and distances (computed once per machine): for caches keyed on the
+        machine."""
+        if self.shape is not None:
+            return (self.shape, self.torus)
+        if self.hierarchy is not None:
+            return self.hierarchy.key
+        if self._key is None:
+            import hashlib
+
+            h = hashlib.blake2b(digest_size=16)
+            h.update(np.asarray(self._edges, dtype=np.float64).tobytes())
+            if self._dist is not None and self._net is None:
+                h.update(np.ascontiguousarray(self._dist).tobytes())
+            self._key = (self.n, h.hexdigest())
+        return self._key
 
     # -- what the machine is -------------------------------------------------
 
@@ -339,7 +402,7 @@ class Machine:
         """Distance between nodes ``i`` and ``j``: hops (wrapping on torus
         axes) on a grid, the shortest path on a network."""
         if self.shape is None:
-            return float(self.distances()[i, j])
+            return float(self.pair_distances(i, j))
         return int(self.axis_distances(self.coords[i], self.coords[j]).sum())
 
     def pair_distances(self, i, j) -> np.ndarray:
@@ -360,7 +423,9 @@ class Machine:
         if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= self.n):
             raise ValueError(f"node ids must lie in 0 .. {self.n - 1}")
         if self.shape is None:
-            return np.asarray(self.distances()[a, b], dtype=np.float64)
+            if self._net is not None:
+                return self._net.pair_distances(a, b)
+            return np.asarray(self._dist[a, b], dtype=np.float64)
         coords = self.coords
         return self.axis_distances(coords[a], coords[b]).sum(axis=-1).astype(np.float64)
 
@@ -371,7 +436,9 @@ class Machine:
         ----------
         nodes : sequence of int, optional
             Distinct node ids, in the order the rows should take. Default:
-            every node; that matrix is built once and kept (read-only).
+            every node; that matrix is built once and kept (read-only), on
+            a network of at most 4096 nodes (a larger one raises
+            ValueError with the matrix's size).
 
         Examples
         --------
@@ -381,7 +448,12 @@ class Machine:
         if nodes is None:
             if self._dist is None:
                 if self.shape is None:
-                    D = graph_distances(self.n, self.edges)
+                    if self.n > MATRIX_MAX:
+                        raise ValueError(f"the whole distance matrix of the {self.describe()} would take "
+                                         f"{self.n ** 2 * 8 / 1e9:.1f} GB; it is built up to {MATRIX_MAX} nodes: "
+                                         "read pair_distances or distances(nodes)")
+                    D = self._net.matrix() if isinstance(self._net, GraphRows) else self._net.block(
+                        np.arange(self.n))
                 else:
                     D = self._distances(np.arange(self.n, dtype=np.int64))
                 D.setflags(write=False)
@@ -405,7 +477,9 @@ class Machine:
         """A new (m, m) matrix of the distances between the nodes ``idx``."""
         idx = self._dense_nodes(idx)
         if self.shape is None:
-            return self.distances()[np.ix_(idx, idx)]
+            if self._dist is not None:
+                return self._dist[np.ix_(idx, idx)]
+            return self._net.block(idx)
         total = np.zeros((len(idx), len(idx)))
         for hops in self.axis_hops(idx):
             total += hops
@@ -551,9 +625,10 @@ class Machine:
     def copy_empty(self) -> Machine:
         """A machine with the same nodes and links, all nodes free."""
         out = Machine.__new__(Machine)
-        out.shape, out.torus, out.labels, out.edges = self.shape, self.torus, self.labels, self.edges
+        out.shape, out.torus, out.labels, out._edges, out._net = self.shape, self.torus, self.labels, self._edges, \
+            self._net
         out._init_state(self.n)
-        out._coords, out._dist, out._text = self._coords, self._dist, self._text
+        out._coords, out._dist, out._text, out._key = self._coords, self._dist, self._text, self._key
         return out
 
     # -- text -------------------------------------------------------------------
@@ -603,6 +678,8 @@ class Machine:
         return "\n\n".join(layers) + "\n"
 
     def __repr__(self) -> str:
+        if self.hierarchy is not None:
+            return f"<Machine network: {self.describe()}, {self.n} nodes>"
         if self.shape is None:
             return f"<Machine network: {self.n} nodes, {len(self.edges)} links>"
         return f"Machine({self.shape}, torus={self.torus if any(self.torus) else False})"
