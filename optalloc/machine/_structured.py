@@ -106,9 +106,8 @@ class Hierarchy:
     def pair_distances(self, i, j) -> np.ndarray:
         """Hops between nodes ``i[t]`` and ``j[t]`` (broadcasting), float64."""
         i, j = np.broadcast_arrays(np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64))
-        d = 2.0 + self.unit_distances(i // self.unit_size, j // self.unit_size)
-        d[i == j] = 0.0
-        return d
+        d = 2.0 + self.unit_distances(i // self.unit_size, j // self.unit_size).astype(np.float64)
+        return np.where(i == j, 0.0, d)
 
     def block(self, nodes) -> np.ndarray:
         """The (m, m) distances between ``nodes``: worked out per pair of
