@@ -19,7 +19,7 @@ from .._validate import int_at_least
 from ._machine import NODES_MAX, PAIRS_MAX, Machine
 from ._structured import dragonfly_hierarchy, fat_tree_hierarchy
 
-__all__ = ["dragonfly", "fat_tree", "processors_per_node"]
+__all__ = ["dragonfly", "dragonfly_graph", "fat_tree", "fat_tree_graph", "processors_per_node"]
 
 ARRANGEMENTS = ("absolute", "relative", "circulant")
 
@@ -64,28 +64,6 @@ def _hosts(a: int, b: int, c: int) -> tuple:
     return tuple(itertools.product(range(a), range(b), range(c)))
 
 
-def _compute_machine(G, hosts) -> Machine:
-    """The machine of the compute nodes ``hosts`` of G, each a leaf on one
-    switch: hop distances through the switches, the two host links counted
-    (breadth-first from each switch that holds hosts, over the switches)."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import shortest_path
-
-    host_set = set(hosts)
-    switches = [v for v in G if v not in host_set]
-    at = {s: i for i, s in enumerate(switches)}
-    home = np.array([at[next(iter(G[h]))] for h in hosts], dtype=np.int64)  # the switch of each host
-    pairs = np.array([(at[u], at[v]) for u, v in G.edges if u in at and v in at], dtype=np.int64).reshape(-1, 2)
-    A = csr_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(switches),) * 2)
-    used, row = np.unique(home, return_inverse=True)
-    S = shortest_path(A, method="D", directed=False, unweighted=True, indices=used)[:, used]
-    if not np.isfinite(S).all():
-        raise ValueError("the network is not connected (too few global links for the groups)")
-    D = S[np.ix_(row, row)] + 2.0
-    np.fill_diagonal(D, 0.0)
-    return Machine.from_distances(hosts, D)
-
-
 def _dragonfly_params(groups, routers, nodes, global_links, arrangement):
     """The checked parameters of a dragonfly (one-line ValueError)."""
     g_n = _positive("groups", groups)
@@ -106,8 +84,23 @@ def _dragonfly_params(groups, routers, nodes, global_links, arrangement):
 
 
 def dragonfly_graph(groups=9, routers=4, nodes=2, global_links=2, arrangement="absolute"):
-    """The full dragonfly graph: routers ``("r", g, r)`` and compute nodes
-    ``(g, r, k)``; returns ``(G, compute node labels)``. See :func:`dragonfly`."""
+    """The full dragonfly graph, routers and compute nodes, as NetworkX builds it.
+
+    Routers are ``("r", g, r)``, compute nodes ``(g, r, k)``; the
+    parameters and checks are those of :func:`dragonfly`, whose distances
+    are this graph's shortest-path hop counts between compute nodes.
+
+    Returns
+    -------
+    (networkx.Graph, list of tuple)
+        The graph and the compute node labels in id order.
+
+    Examples
+    --------
+    >>> G, hosts = dragonfly_graph()
+    >>> G.number_of_nodes(), len(hosts), hosts[1]
+    (108, 72, (0, 0, 1))
+    """
     import networkx as nx
 
     g_n, a, p, h = _dragonfly_params(groups, routers, nodes, global_links, arrangement)
@@ -201,9 +194,23 @@ def dragonfly(groups=9, routers=4, nodes=2, global_links=2, arrangement="absolut
 
 
 def fat_tree_graph(k):
-    """The full k-ary fat tree: hosts ``(pod, edge, h)``, switches
-    ``("edge", pod, e)``, ``("agg", pod, a)``, ``("core", i, j)``; returns
-    ``(G, host labels)``. See :func:`fat_tree`."""
+    """The full k-ary fat tree, hosts and switches, as NetworkX builds it.
+
+    Hosts are ``(pod, edge, h)``, switches ``("edge", pod, e)``,
+    ``("agg", pod, a)`` and ``("core", i, j)``; :func:`fat_tree`'s
+    distances are this graph's hop counts between hosts.
+
+    Returns
+    -------
+    (networkx.Graph, list of tuple)
+        The graph and the host labels in id order.
+
+    Examples
+    --------
+    >>> G, hosts = fat_tree_graph(4)
+    >>> G.number_of_nodes(), len(hosts)
+    (36, 16)
+    """
     import networkx as nx
 
     k = _fat_tree_k(k)

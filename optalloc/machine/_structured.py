@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._jit import njit
+
 __all__ = ["Hierarchy", "dragonfly_hierarchy", "fat_tree_hierarchy"]
 
 #: pairs per vectorised step of :meth:`Hierarchy.unit_distances`
@@ -114,7 +116,7 @@ class Hierarchy:
         their units, then spread to the nodes."""
         nodes = np.asarray(nodes, dtype=np.int64)
         units, inverse = np.unique(nodes // self.unit_size, return_inverse=True)
-        U = self.unit_distances(units[:, None], units[None, :])
+        U = _unit_block(units, self.units_per_block, self.local, self.far, self.neighbours, self.linked_blocks)
         D = 2.0 + U[np.ix_(inverse, inverse)]
         np.fill_diagonal(D, 0.0)
         return D
@@ -153,6 +155,42 @@ class Hierarchy:
         v = self.neighbours.reshape(-1)
         keep = (v >= 0) & (u < v)
         return np.stack([u[keep], v[keep]], axis=1)
+
+
+@njit(cache=True)
+def _unit_block(units, upb, local, far, nb, lb):  # pragma: no cover - compiled
+    """The (m, m) unit hop counts between ``units`` (see the module notes)."""
+    m = units.shape[0]
+    H, H2 = nb.shape[1], lb.shape[1]
+    out = np.zeros((m, m), dtype=np.int8)
+    for i in range(m):
+        v = units[i]
+        bv = v // upb
+        for j in range(i + 1, m):
+            w = units[j]
+            bw = w // upb
+            if bv == bw:
+                d = local
+            else:
+                d = far
+                for s in range(H):
+                    x = nb[v, s]
+                    if x == w:
+                        d = 1
+                        break
+                    if x >= 0 and d > 2:
+                        for t in range(H):
+                            if nb[w, t] == x:
+                                d = 2
+                if d > 2:
+                    for s in range(H2):
+                        if lb[v, s] == bw and bw >= 0:
+                            d = 2
+                        if lb[w, s] == bv and bv >= 0:
+                            d = 2
+            out[i, j] = d
+            out[j, i] = d
+    return out
 
 
 def _csr(rows: int, tails: np.ndarray, heads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

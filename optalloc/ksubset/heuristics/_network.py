@@ -136,15 +136,18 @@ def _collect(u, x, k, ptr1, idx1, ptr2, idx2, stamp, su, sy):  # pragma: no cove
 
 @njit(cache=True)
 def _best_unit(x, k, upb, blocks, local, far, nb, lb, pair_ptr, pair_idx, ptr1, idx1, ptr2, idx2):  # pragma: no cover
-    """(best unit, its W) over the units with free nodes, first unit on ties."""
+    """(best unit, its W) over the units with free nodes, first unit on ties.
+    ``nb`` pads with the unit id R and ``lb`` with the block id ``blocks``
+    (a unit and a block that hold nothing)."""
     R = x.shape[0]
     H, H2 = nb.shape[1], lb.shape[1]
     stamp = np.full(R, -1, dtype=np.int64)
     su = np.empty(R, dtype=np.int64)
     sy = np.empty(R, dtype=np.int64)
-    yv = np.zeros(R, dtype=np.int64)
-    YB = np.zeros(blocks, dtype=np.int64)
-    Z = np.zeros((blocks, blocks), dtype=np.int64) if H else np.zeros((1, 1), dtype=np.int64)
+    yv = np.zeros(R + 1, dtype=np.int64)
+    YB = np.zeros(blocks + 1, dtype=np.int64)
+    Z = np.zeros((blocks + 1) * (blocks + 1), dtype=np.int64) if H else np.zeros(1, dtype=np.int64)
+    stride = blocks + 1
     floor = k * (k - 1)
     best_u, best_w = -1, np.int64(0)
     for u in range(R):
@@ -162,34 +165,40 @@ def _best_unit(x, k, upb, blocks, local, far, nb, lb, pair_ptr, pair_idx, ptr1, 
             YB[g] += y
         Q = local * (sb - sq) + far * (k * k - sb)
         if H:
+            sa, sc = 0, 0
             for t in range(m):
                 v, y = su[t], sy[t]
+                a, c = 0, 0
                 for s in range(H2):
-                    g = lb[v, s]
-                    if g >= 0:
-                        Z[v // upb, g] += y
-            sa, sab, sc, sd = 0, 0, 0, 0
-            for t in range(m):
-                v, y = su[t], sy[t]
-                bv = v // upb
-                for s in range(H2):
-                    g = lb[v, s]
-                    if g >= 0:
-                        sa += y * YB[g]
-                        sab += y * Z[g, bv]
+                    a += YB[lb[v, s]]
                 for s in range(pair_ptr[v], pair_ptr[v + 1]):
-                    sc += y * yv[pair_idx[s]]
+                    c += yv[pair_idx[s]]
                 for s in range(H):
-                    w = nb[v, s]
-                    if w >= 0:
-                        sd += y * yv[w]
-            Q += -2 * sa + sab - sc - sd
-            for t in range(m):
-                v = su[t]
-                for s in range(H2):
-                    g = lb[v, s]
-                    if g >= 0:
-                        Z[v // upb, g] = 0
+                    c += yv[nb[v, s]]
+                sa += y * a
+                sc += y * c
+            Q += -2 * sa - sc
+            # Q is now a lower bound (the pairs with A and B are counted twice): a centre it rules out is skipped
+            if best_u < 0 or floor + Q // 2 < best_w:
+                for t in range(m):
+                    v, y = su[t], sy[t]
+                    row = (v // upb) * stride
+                    for s in range(H2):
+                        Z[row + lb[v, s]] += y
+                sab = 0
+                for t in range(m):
+                    v, y = su[t], sy[t]
+                    bv = v // upb
+                    ab = 0
+                    for s in range(H2):
+                        ab += Z[lb[v, s] * stride + bv]
+                    sab += y * ab
+                Q += sab
+                for t in range(m):
+                    v = su[t]
+                    row = (v // upb) * stride
+                    for s in range(H2):
+                        Z[row + lb[v, s]] = 0
         for t in range(m):
             yv[su[t]] = 0
             YB[su[t] // upb] = 0
@@ -230,9 +239,13 @@ def hierarchy_gen_alg(h, free: np.ndarray, k: int) -> tuple[np.ndarray, int, int
         _LEVELS[h] = levels
     per = free.reshape(h.units, p)
     x = per.sum(axis=1).astype(np.int64)
+    nb = np.where(h.neighbours < 0, h.units, h.neighbours)
+    lb = np.where(h.linked_blocks < 0, h.blocks, h.linked_blocks)
     u, w = _best_unit(x, np.int64(k), np.int64(h.units_per_block), np.int64(h.blocks), np.int64(h.local),
-                      np.int64(h.far), h.neighbours, h.linked_blocks, pair_ptr, pair_idx, *levels)
+                      np.int64(h.far), nb, lb, pair_ptr, pair_idx, *levels)
     su, sy = _units_of(np.int64(u), x, np.int64(k), *levels)
-    nodes = np.concatenate([v * p + np.flatnonzero(per[v])[:y] for v, y in zip(su.tolist(), sy.tolist())])
+    rows = per[su]
+    take = rows & (np.cumsum(rows, axis=1) <= sy[:, None])  # the lowest free nodes of each unit
+    nodes = (su[:, None] * p + np.arange(p))[take]
     centre = int(u * p + np.flatnonzero(per[u])[0])
     return np.sort(nodes), centre, int(w)
