@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from .._validate import validate_nodes
+from ._links import MachineLinks, matrix_refusal
 from ._network import GraphRows, distance_links, graph_links
 
 __all__ = ["Machine"]
@@ -22,18 +23,15 @@ AXES_MAX = 6
 #: (8 bytes a pair: 3.2 GB).
 DENSE_MAX = 20_000
 #: Largest network given by its distances alone (:meth:`Machine.from_distances`
-#: without ``edges``: the dragonfly, the fat tree, processors per node), each
-#: pair of its nodes a link, about 250 bytes each (2 GB at this size).
+#: without ``edges``: processors per node), each pair of its nodes a link.
 PAIRS_MAX = 4096
-#: Largest network whose whole distance matrix :meth:`Machine.distances`
-#: builds (8 bytes a pair: 134 MB); larger ones read
-#: :meth:`Machine.pair_distances` and ``distances(nodes)``.
+#: Largest network whose whole matrix ``distances()`` builds (134 MB).
 MATRIX_MAX = 4096
 #: Owner of the nodes that a machine map marks busy.
 MAP_OWNER = -2
 
 
-class Machine:
+class Machine(MachineLinks):
     """A mesh, torus or network of nodes with a free/busy state.
 
     Node ids are the integers ``0 .. n-1``. On a mesh or torus node ``i``
@@ -63,13 +61,10 @@ class Machine:
     Limits, checked before anything is built: a mesh or torus has at most
     6 axes (the 5-D and 6-D tori of Blue Gene/Q and Tofu; the exact
     solver's search of a set's symmetries grows as d! 2^d) and 10,000,000
-    nodes; a network at most 20,000 nodes (its distance matrix is dense:
-    3.2 GB), and at most 4096 when it is given by its distances alone
-    (:meth:`from_distances` without ``edges``, which makes every pair of
-    nodes a link: processors per node); a dragonfly or fat tree as many
-    as a mesh (its distances come from its structure). The whole distance
-    matrix of a network (``distances()``) is built up to 4096 nodes; a
-    larger network reads :meth:`pair_distances` and ``distances(nodes)``
+    nodes; a graph at most 20,000 nodes, at most 4096 given by its
+    distances alone (processors per node); a dragonfly or fat tree as many
+    as a mesh (distances from its structure). A network's whole matrix ``distances()`` is built up to
+    4096 nodes; beyond, :meth:`pair_distances` and ``distances(nodes)``
     (a graph: shortest paths from the nodes asked for). :meth:`allocate` and :meth:`release` raise
     RuntimeError on a busy, repeated, unknown or foreign node: an allocator
     bug stops the run.
@@ -210,59 +205,6 @@ class Machine:
         self._dist = M
         return self
 
-    @classmethod
-    def _generated(cls, hierarchy, labels, text: str) -> Machine:
-        """A dragonfly or fat tree: distances from its :class:`Hierarchy`."""
-        self = cls.__new__(cls)
-        self.shape, self.torus, self.labels, self._edges, self._net = None, (), labels, None, hierarchy
-        self._init_state(hierarchy.n)
-        self._text = text
-        return self
-
-    @property
-    def edges(self) -> tuple[tuple[int, int, float], ...] | None:
-        """A network's links ``(i, j, length)``, i < j; None on a grid.
-
-        A dragonfly or fat tree, whose nodes meet through routers or
-        switches, lists every pair of nodes with its distance (shortest
-        paths over these links give the distances back), up to 4096 nodes;
-        a larger one raises ValueError (read :meth:`pair_distances`).
-        """
-        if self._edges is None and self.hierarchy is not None:
-            if self.n > PAIRS_MAX:
-                raise ValueError(f"the {self.describe()} has {self.n} nodes; its links (every pair of nodes) are "
-                                 f"listed up to {PAIRS_MAX}: read pair_distances or distances(nodes)")
-            iu, ju = np.triu_indices(self.n, k=1)
-            d = self._net.pair_distances(iu, ju)
-            self._edges = tuple(zip(iu.tolist(), ju.tolist(), d.tolist()))
-        return self._edges
-
-    @property
-    def hierarchy(self):
-        """The structure of a dragonfly or fat tree (node, unit, block:
-        router and group, edge switch and pod), else None."""
-        net = self._net
-        return net if net is not None and not isinstance(net, GraphRows) else None
-
-    @property
-    def metric_key(self) -> tuple:
-        """A hashable value that is equal for two machines of the same nodes
-        and distances (computed once per machine): for caches keyed on the
-        machine."""
-        if self.shape is not None:
-            return (self.shape, self.torus)
-        if self.hierarchy is not None:
-            return self.hierarchy.key
-        if self._key is None:
-            import hashlib
-
-            h = hashlib.blake2b(digest_size=16)
-            h.update(np.asarray(self._edges, dtype=np.float64).tobytes())
-            if self._dist is not None and self._net is None:
-                h.update(np.ascontiguousarray(self._dist).tobytes())
-            self._key = (self.n, h.hexdigest())
-        return self._key
-
     # -- what the machine is -------------------------------------------------
 
     @property
@@ -352,40 +294,6 @@ class Machine:
         pts = (local[:, None] // _strides(sz)) % np.asarray(sz) + np.asarray(lo)
         return (pts % np.asarray(self.shape)) @ _strides(self.shape)
 
-    def links(self) -> np.ndarray:
-        """(L, 2) int array of every directed link (u, v) of the machine.
-
-        A mesh or torus has a link to each neighbour at +-1 along every
-        axis (wrapping where the axis wraps); a wrapping side of 2 gives one
-        link each way, a side of 1 none. A network has both directions of
-        every edge.
-
-        Examples
-        --------
-        >>> len(Machine((3, 3)).links()), len(Machine((4, 4), torus=True).links())
-        (24, 64)
-        """
-        if self.shape is None:
-            e = np.array([(u, v) for u, v, _ in self.edges], dtype=np.int64).reshape(-1, 2)
-            return np.concatenate([e, e[:, ::-1]])
-        coords = self.coords
-        ids = np.arange(self.n, dtype=np.int64)
-        out = []
-        for k, (side, stride, wrap) in enumerate(zip(self.shape, _strides(self.shape), self.torus)):
-            x = coords[:, k]
-            for step in (1, -1):
-                if wrap:
-                    if side < 2 or (side == 2 and step == -1):
-                        continue
-                    ok = np.ones(self.n, dtype=bool)
-                else:
-                    ok = (x + step >= 0) & (x + step < side)
-                head = ids + ((x + step) % side - x) * stride
-                out.append(np.stack([ids[ok], head[ok]], axis=1))
-        # order: by tail, then axis and direction
-        links = np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
-        return links[np.argsort(links[:, 0], kind="stable")]
-
     # -- distances -----------------------------------------------------------
 
     def axis_distances(self, a, b) -> np.ndarray:
@@ -449,11 +357,8 @@ class Machine:
             if self._dist is None:
                 if self.shape is None:
                     if self.n > MATRIX_MAX:
-                        raise ValueError(f"the whole distance matrix of the {self.describe()} would take "
-                                         f"{self.n ** 2 * 8 / 1e9:.1f} GB; it is built up to {MATRIX_MAX} nodes: "
-                                         "read pair_distances or distances(nodes)")
-                    D = self._net.matrix() if isinstance(self._net, GraphRows) else self._net.block(
-                        np.arange(self.n))
+                        raise ValueError(matrix_refusal(self.describe(), self.n, MATRIX_MAX))
+                    D = self._net.matrix()
                 else:
                     D = self._distances(np.arange(self.n, dtype=np.int64))
                 D.setflags(write=False)

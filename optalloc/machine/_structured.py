@@ -149,6 +149,10 @@ class Hierarchy:
             self._tables = into + _csr(R, v, w)
         return self._tables
 
+    def matrix(self) -> np.ndarray:
+        """The (n, n) distances of every node (a large array: callers check the size)."""
+        return self.block(np.arange(self.n))
+
     def links(self) -> np.ndarray:
         """(L, 2) unit pairs (u < v) of the global links."""
         u = np.repeat(np.arange(self.units), self.neighbours.shape[1])
