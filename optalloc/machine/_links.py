@@ -67,9 +67,12 @@ class MachineLinks:
             import hashlib
 
             h = hashlib.blake2b(digest_size=16)
-            h.update(np.asarray(self._edges, dtype=np.float64).tobytes())
-            if self._dist is not None and self._net is None:
+            if self._net is None:  # given by its distances (and its links, when not every pair)
                 h.update(np.ascontiguousarray(self._dist).tobytes())
+                if len(self._edges) != np.count_nonzero(self._dist) // 2:
+                    h.update(np.asarray(self._edges, dtype=np.float64).tobytes())
+            else:  # a graph: its links
+                h.update(np.asarray(self._edges, dtype=np.float64).tobytes())
             self._key = (self.n, h.hexdigest())
         return self._key
 
