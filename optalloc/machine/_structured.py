@@ -28,10 +28,6 @@ from .._jit import njit
 
 __all__ = ["Hierarchy", "dragonfly_hierarchy", "fat_tree_hierarchy"]
 
-#: pairs per vectorised step of :meth:`Hierarchy.unit_distances`
-_CHUNK = 1 << 18
-
-
 class Hierarchy:
     """The structure of a dragonfly or a fat tree: node -> unit -> block.
 
@@ -88,22 +84,9 @@ class Hierarchy:
     def unit_distances(self, v, w) -> np.ndarray:
         """Hops between units ``v[t]`` and ``w[t]`` (router to router), int8."""
         v, w = np.broadcast_arrays(np.asarray(v, dtype=np.int64), np.asarray(w, dtype=np.int64))
-        shape = v.shape
-        v, w = v.reshape(-1), w.reshape(-1)
-        bv, bw = v // self.units_per_block, w // self.units_per_block
-        out = np.where(v == w, 0, np.where(bv == bw, self.local, self.far)).astype(np.int8)
-        if self.neighbours.shape[1]:
-            cross = np.flatnonzero(bv != bw)
-            nb, lb = self.neighbours, self.linked_blocks
-            for lo in range(0, len(cross), _CHUNK):
-                c = cross[lo:lo + _CHUNK]
-                cv, cw = v[c], w[c]
-                nv, nw = nb[cv], nb[cw]
-                direct = (nv == cw[:, None]).any(axis=1)
-                two = (lb[cv] == bw[c][:, None]).any(axis=1) | (lb[cw] == bv[c][:, None]).any(axis=1)
-                two |= ((nv[:, :, None] == nw[:, None, :]) & (nv[:, :, None] >= 0)).any(axis=(1, 2))
-                out[c] = np.where(direct, 1, np.where(two, 2, self.far))
-        return out.reshape(shape)
+        out = _unit_pairs(np.ascontiguousarray(v).reshape(-1), np.ascontiguousarray(w).reshape(-1),
+                          self.units_per_block, self.local, self.far, self.neighbours, self.linked_blocks)
+        return out.reshape(v.shape)
 
     def pair_distances(self, i, j) -> np.ndarray:
         """Hops between nodes ``i[t]`` and ``j[t]`` (broadcasting), float64."""
@@ -162,36 +145,46 @@ class Hierarchy:
 
 
 @njit(cache=True)
+def _unit_hops(v, w, upb, local, far, nb, lb):  # pragma: no cover - compiled
+    """Hops between units v and w (see the module notes)."""
+    if v == w:
+        return 0
+    bv, bw = v // upb, w // upb
+    if bv == bw:
+        return local
+    d = far
+    H = nb.shape[1]
+    for s in range(H):
+        x = nb[v, s]
+        if x == w:
+            return 1
+        if x >= 0 and d > 2:
+            for t in range(H):
+                if nb[w, t] == x:
+                    d = 2
+    if d > 2:
+        for s in range(lb.shape[1]):
+            if (lb[v, s] == bw and bw >= 0) or (lb[w, s] == bv and bv >= 0):
+                return 2
+    return d
+
+
+@njit(cache=True)
+def _unit_pairs(v, w, upb, local, far, nb, lb):  # pragma: no cover - compiled
+    out = np.empty(v.shape[0], dtype=np.int8)
+    for t in range(v.shape[0]):
+        out[t] = _unit_hops(v[t], w[t], upb, local, far, nb, lb)
+    return out
+
+
+@njit(cache=True)
 def _unit_block(units, upb, local, far, nb, lb):  # pragma: no cover - compiled
-    """The (m, m) unit hop counts between ``units`` (see the module notes)."""
+    """The (m, m) unit hop counts between ``units``."""
     m = units.shape[0]
-    H, H2 = nb.shape[1], lb.shape[1]
     out = np.zeros((m, m), dtype=np.int8)
     for i in range(m):
-        v = units[i]
-        bv = v // upb
         for j in range(i + 1, m):
-            w = units[j]
-            bw = w // upb
-            if bv == bw:
-                d = local
-            else:
-                d = far
-                for s in range(H):
-                    x = nb[v, s]
-                    if x == w:
-                        d = 1
-                        break
-                    if x >= 0 and d > 2:
-                        for t in range(H):
-                            if nb[w, t] == x:
-                                d = 2
-                if d > 2:
-                    for s in range(H2):
-                        if lb[v, s] == bw and bw >= 0:
-                            d = 2
-                        if lb[w, s] == bv and bv >= 0:
-                            d = 2
+            d = _unit_hops(units[i], units[j], upb, local, far, nb, lb)
             out[i, j] = d
             out[j, i] = d
     return out
