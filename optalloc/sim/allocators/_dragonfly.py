@@ -183,6 +183,13 @@ def _round_robin(free2: np.ndarray, base: np.ndarray) -> np.ndarray:
     return base[rows[order]] + cols[order]
 
 
+def _router_nodes(flat: np.ndarray, routers: np.ndarray, k: int) -> np.ndarray:
+    """The first k free ids of the routers in the order given (each router's
+    in id order); ``flat`` is the (routers, nodes) free mask."""
+    p = flat.shape[1]
+    return ((routers[:, None] * p + np.arange(p))[flat[routers]])[:k]
+
+
 class SimpleSpread(DragonflyAllocator):
     """``dfly:simple-spread`` (SST ``SimpleSpreadAllocator``): the first k
     free nodes in spread order, the nodes of router 0 of group 0, of router
@@ -271,9 +278,7 @@ class RoundRobinRouter(DragonflyAllocator):
         rows, cols = np.nonzero(has)
         turn = np.cumsum(has, axis=1)[rows, cols] - 1
         routers = (rows * a + cols)[np.lexsort((rows, turn))]
-        flat = free.reshape(-1, p)
-        nodes = [r * p + np.flatnonzero(flat[r]) for r in routers]
-        return np.concatenate(nodes)[:k]
+        return _router_nodes(free.reshape(-1, p), routers, k)
 
 
 class Slurm(DragonflyAllocator):
@@ -295,7 +300,7 @@ class Slurm(DragonflyAllocator):
                 return r * p + np.flatnonzero(flat[r])[:k]
         routers = np.flatnonzero(count)
         routers = routers[np.argsort(count[routers], kind="stable")]
-        return np.concatenate([r * p + np.flatnonzero(flat[r]) for r in routers])[:k]
+        return _router_nodes(flat, routers, k)
 
 
 class Jokanovic(DragonflyAllocator):
