@@ -100,6 +100,7 @@ def _timed(fn, repeat: int = 1):
 
 def _build_rows(quick: bool, progress) -> list[BenchRow]:
     import networkx  # noqa: F401 (imported before the clocks start)
+    import scipy.sparse.csgraph  # noqa: F401
 
     out = []
     cases = [("dragonfly:9,4,2,2", lambda: dragonfly(9, 4, 2, 2), lambda: today_dragonfly(9, 4, 2, 2)),
