@@ -99,8 +99,9 @@ def _solve_machine(machine, k, method, options):
         raise ValueError(f"method {method!r} takes no options on a torus (tie-breaking and requested shapes "
                          f"are defined on a mesh only), got {', '.join(sorted(options))}")
     _check_options(method, allowed, options)
-    if method == "gen-alg" and machine.hierarchy is not None and machine.hierarchy.blocks <= 4096:
-        return gen_alg_hierarchy(machine, k)  # a dragonfly or fat tree: counts per router, no matrix
+    # a dragonfly or fat tree: counts per router, no matrix (a table of block pairs: 2048 groups hold 34 MB)
+    if method == "gen-alg" and machine.hierarchy is not None and machine.hierarchy.blocks <= 2048:
+        return gen_alg_hierarchy(machine, k)
     inst = machine_problem(machine, k)
     if "axes" in sig.parameters:
         options = {**options, "axes": inst.axes}
