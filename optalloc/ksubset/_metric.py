@@ -143,9 +143,9 @@ def gen_alg_hierarchy(machine, k):
                          f"{machine.describe()}, got {k}")
     nodes, centre, w = hierarchy_gen_alg(machine.hierarchy, np.asarray(machine.free), k)
     g = gen_alg_guarantee(k)
-    return metric_subset_result(machine.distances(nodes), np.arange(k), ids=nodes, coords=None, method="gen-alg",
-                                start=start, guarantee=g, bound=w / g,
-                                extra={"centre": centre, "centres": machine.n_free})
+    return metric_subset_result(None, np.arange(k), ids=nodes, coords=None, method="gen-alg", start=start,
+                                guarantee=g, bound=w / g, extra={"centre": centre, "centres": machine.n_free},
+                                weight=(float(w), True))
 
 
 def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=0.0, formulation="auto",

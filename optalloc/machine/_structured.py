@@ -132,6 +132,22 @@ class Hierarchy:
             self._tables = into + _csr(R, v, w)
         return self._tables
 
+    def weight(self, nodes) -> float:
+        """W of distinct ``nodes``, the sum of their pairwise distances, from
+        their counts per unit: ``k (k - 1) + c^T U c / 2`` for the unit hop
+        counts U (no k x k matrix).
+
+        Examples
+        --------
+        >>> fat_tree_hierarchy(4).weight([0, 1, 2])  # 2 + 4 + 4
+        10.0
+        """
+        nodes = np.asarray(nodes, dtype=np.int64)
+        k = len(nodes)
+        units, c = np.unique(nodes // self.unit_size, return_counts=True)
+        U = _unit_block(units, self.units_per_block, self.local, self.far, self.neighbours, self.linked_blocks)
+        return float(k * (k - 1) + (c @ U.astype(np.int64) @ c) // 2)
+
     def matrix(self) -> np.ndarray:
         """The (n, n) distances of every node (a large array: callers check the size)."""
         return self.block(np.arange(self.n))

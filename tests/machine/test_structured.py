@@ -132,3 +132,15 @@ def test_metric_key_tells_networks_apart():
     b = Machine.from_graph(nx.cycle_graph(5))
     assert a.metric_key != b.metric_key and a.metric_key == Machine.from_graph(nx.path_graph(5)).metric_key
     assert Machine((4, 4)).metric_key != Machine((4, 4), torus=True).metric_key
+
+
+@pytest.mark.parametrize("params", DRAGONFLIES[::7], ids=[",".join(map(str, d)) for d in DRAGONFLIES[::7]])
+def test_the_weight_of_a_set_from_counts_per_router_equals_the_matrix_sum(params):
+    m = dragonfly(*params)
+    rng = np.random.default_rng(m.n)
+    for _ in range(20):
+        ids = rng.choice(m.n, int(rng.integers(1, m.n + 1)), replace=False)
+        assert m.hierarchy.weight(ids) == m.distances(ids).sum() / 2
+    f = fat_tree(6)
+    ids = rng.choice(f.n, 20, replace=False)
+    assert f.hierarchy.weight(ids) == f.distances(ids).sum() / 2
