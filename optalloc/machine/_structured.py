@@ -219,9 +219,10 @@ def _padded(units: int, pairs) -> np.ndarray:
     if pairs is None or len(pairs) == 0:
         return np.zeros((units, 0), dtype=np.int64)
     p = np.asarray(pairs, dtype=np.int64)
-    both = np.unique(np.concatenate([p, p[:, ::-1]]), axis=0)
-    both = both[both[:, 0] != both[:, 1]]
-    return _rows_of(units, both[:, 0], both[:, 1])
+    key = np.unique(np.concatenate([p[:, 0] * units + p[:, 1], p[:, 1] * units + p[:, 0]]))
+    tails, heads = np.divmod(key, units)
+    keep = tails != heads
+    return _rows_of(units, tails[keep], heads[keep])
 
 
 def _rows_of(units: int, tails: np.ndarray, heads: np.ndarray) -> np.ndarray:
@@ -239,9 +240,11 @@ def _padded_rows(a: np.ndarray) -> np.ndarray:
     if a.shape[1] == 0:
         return a.copy()
     rows = np.repeat(np.arange(units), a.shape[1])
-    pairs = np.unique(np.stack([rows, a.reshape(-1)], axis=1), axis=0)
-    pairs = pairs[pairs[:, 1] >= 0]
-    return _rows_of(units, pairs[:, 0], pairs[:, 1])
+    vals = a.reshape(-1)
+    keep = vals >= 0
+    width = int(vals.max()) + 1 if keep.any() else 1
+    tails, heads = np.divmod(np.unique(rows[keep] * width + vals[keep]), width)
+    return _rows_of(units, tails, heads)
 
 
 def dragonfly_global_links(groups: int, routers: int, h: int, arrangement: str) -> np.ndarray:
