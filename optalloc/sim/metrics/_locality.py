@@ -112,9 +112,10 @@ def locality_context(machine) -> LocalityContext:
             cubes = tuple(min_bounding_cube(machine.shape, k) if k else 0 for k in range(machine.size + 1))
         links = machine.links()
         return LocalityContext(machine, 1.0, cubes, _padded(machine.size, links[:, 0], links[:, 1]))
-    if machine.n > 4096:  # too large for the whole matrix: the nearest pairs from the structure or links
+    try:
+        D = machine.distances()
+    except ValueError:  # too large for the whole matrix: the nearest pairs from the structure or links
         return LocalityContext(machine, *_nearest_pairs(machine))
-    D = machine.distances()
     positive = D[D > 0]
     adjacent = float(positive.min()) if positive.size else 0.0
     u, v = np.nonzero(D <= adjacent)
