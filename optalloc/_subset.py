@@ -101,6 +101,7 @@ def metric_subset_result(
     message: str = "",
     extra: dict | None = None,
     exact: bool = False,
+    weight: tuple[float, bool] | None = None,
 ) -> SubsetResult:
     """:func:`subset_result` in a given metric: W is the sum of ``dist`` over
     the chosen pairs instead of L1 on points.
@@ -110,6 +111,9 @@ def metric_subset_result(
     ``indices`` are ``ids[rows]``, sorted) and ``coords`` their coordinates
     (None: the result's ``points`` is an empty (k, 0) array, as for a
     network).  Bound, termination and guarantee follow :func:`subset_result`.
+    ``weight = (W, integral)``: the chosen set's W, worked out by the caller
+    without a matrix, and whether every distance is an integer (``dist``
+    is then not read and may be None).
 
     >>> D = np.array([[0.0, 1, 2], [1, 0, 1], [2, 1, 0]])
     >>> r = metric_subset_result(D, [2, 1], ids=np.array([4, 5, 9]), coords=None, method="demo",
@@ -120,9 +124,11 @@ def metric_subset_result(
     rows = np.asarray(rows, dtype=np.intp)
     rows = rows[np.argsort(np.asarray(ids)[rows], kind="stable")]
     k = len(rows)
-    objective = float(dist[np.ix_(rows, rows)].sum() / 2.0) if k else 0.0
+    if weight is None:
+        weight = (float(dist[np.ix_(rows, rows)].sum() / 2.0) if k else 0.0, is_integral(dist))
+    objective, integral = float(weight[0]), bool(weight[1])
     chosen = np.asarray(coords)[rows] if coords is not None else np.empty((k, 0))
-    return _assemble(np.asarray(ids, dtype=np.intp)[rows], chosen, objective, is_integral(dist), method=method,
+    return _assemble(np.asarray(ids, dtype=np.intp)[rows], chosen, objective, integral, method=method,
                      start=start, guarantee=guarantee, bound=bound, termination=termination, message=message,
                      extra=extra, exact=exact)
 

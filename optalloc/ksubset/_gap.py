@@ -246,7 +246,7 @@ def _machine_gap(machine, chosen, *, time_limit, brute_limit, progress, start) -
         if ref.bound is not None:
             bounds["exact"] = float(ref.bound)
         lower = max(bounds.values())
-        if is_integral(np.asarray(machine.distances(free))):
+        if machine.hierarchy is not None or is_integral(np.asarray(machine.distances(free))):
             lower = math.ceil(lower - 1e-9 * max(1.0, lower))
         upper = min(float(ref.objective), objective)
         lower = min(float(lower), upper)

@@ -46,7 +46,7 @@ from .heuristics._median import gen_alg_guarantee
 from .heuristics._metric import centre_sets, set_weights
 from .special._small import BRUTE_LIMIT, enumerate_subsets
 
-__all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "machine_problem"]
+__all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "gen_alg_hierarchy", "machine_problem"]
 
 
 class MetricInstance(NamedTuple):
@@ -127,6 +127,25 @@ def gen_alg_metric(D, k, *, ids, coords=None):
     g = gen_alg_guarantee(k)
     return metric_subset_result(D, rows, ids=ids, coords=coords, method="gen-alg", start=start, guarantee=g,
                                 bound=w / g, extra={"centre": int(ids[centre]), "centres": len(D)})
+
+
+def gen_alg_hierarchy(machine, k):
+    """Gen-Alg on a dragonfly or fat tree from the free counts per router
+    (edge switch), without a matrix: the set, centre and W of
+    :func:`gen_alg_metric` over the machine's free nodes."""
+    from .._validate import as_int
+    from .heuristics._network import hierarchy_gen_alg
+
+    start = time.perf_counter()
+    k = as_int(k, "k")
+    if not 1 <= k <= machine.n_free:
+        raise ValueError(f"`k` must be between 1 and the number of free nodes ({machine.n_free}) of the "
+                         f"{machine.describe()}, got {k}")
+    nodes, centre, w = hierarchy_gen_alg(machine.hierarchy, np.asarray(machine.free), k)
+    g = gen_alg_guarantee(k)
+    return metric_subset_result(None, np.arange(k), ids=nodes, coords=None, method="gen-alg", start=start,
+                                guarantee=g, bound=w / g, extra={"centre": centre, "centres": machine.n_free},
+                                weight=(float(w), True))
 
 
 def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=0.0, formulation="auto",

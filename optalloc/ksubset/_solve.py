@@ -6,7 +6,7 @@ import inspect
 
 import numpy as np
 
-from ._metric import METRIC_METHODS, machine_problem
+from ._metric import METRIC_METHODS, gen_alg_hierarchy, machine_problem
 from .engine import exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
 from .heuristics._centres import GRID_TORUS_METHODS
@@ -104,6 +104,9 @@ def _solve_machine(machine, k, method, options):
     _check_options(method, allowed, options)
     if machine.kind == "torus" and method in GRID_TORUS_METHODS and machine.ndim <= 3:
         return _solve_grid(machine, k, method)
+    # a dragonfly or fat tree: counts per router, no matrix (a table of block pairs: 2048 groups hold 34 MB)
+    if method == "gen-alg" and machine.hierarchy is not None and machine.hierarchy.blocks <= 2048:
+        return gen_alg_hierarchy(machine, k)
     inst = machine_problem(machine, k)
     if "axes" in sig.parameters:
         options = {**options, "axes": inst.axes}

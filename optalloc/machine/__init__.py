@@ -20,10 +20,10 @@ network
     GraphML, node-link JSON, or an edge list of ``u v [length]`` lines.
 """
 
-from ._generators import dragonfly, fat_tree, processors_per_node
+from ._generators import dragonfly, dragonfly_graph, fat_tree, fat_tree_graph, processors_per_node
 from ._io import parse_map, parse_points, read_graph, read_map, read_points
 from ._machine import Machine
 from ._parse import parse_machine
 
-__all__ = ["Machine", "dragonfly", "fat_tree", "parse_machine", "parse_map", "parse_points", "read_graph", "read_map", "read_points",
+__all__ = ["Machine", "dragonfly", "dragonfly_graph", "fat_tree", "fat_tree_graph", "parse_machine", "parse_map", "parse_points", "read_graph", "read_map", "read_points",
            "processors_per_node"]

@@ -1,10 +1,10 @@
 """Machines of the networks people run: dragonfly, fat tree, and nodes
 that hold several processors.
 
-The dragonfly and the fat tree are built as a NetworkX graph of compute
-nodes *and* routers/switches; the machine keeps only the compute nodes, with
-their shortest-path hop distances through the switches
-(:meth:`Machine.from_distances`). Every hop counts, the two host links
+The dragonfly and the fat tree keep only their compute nodes; their
+shortest-path hop distances through the routers and switches come from the
+structure (group, router, the routers that hold the global links; pod,
+edge switch), pair by pair, without a matrix. Every hop counts, the two host links
 included, as SST's scheduler ``DragonflyMachine::getNodeDistance`` does (its
 route holds the node-to-router and router-to-node links): two nodes of one
 router or edge switch are 2 hops apart. Meshes and tori of any dimension are
@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import int_at_least
-from ._machine import PAIRS_MAX, Machine
+from ._machine import NODES_MAX, PAIRS_MAX, Machine
+from ._structured import dragonfly_hierarchy, fat_tree_hierarchy
 
-__all__ = ["dragonfly", "fat_tree", "processors_per_node"]
+__all__ = ["dragonfly", "dragonfly_graph", "fat_tree", "fat_tree_graph", "processors_per_node"]
 
 ARRANGEMENTS = ("absolute", "relative", "circulant")
 
@@ -35,11 +36,9 @@ def fat_tree_text(k) -> str:
     return f"fattree:k={k}"
 
 def _check_size(n: int, what: str) -> None:
-    """Refuse, before building it, a generated network above the size of one
-    given by its distances (:meth:`Machine.from_distances`)."""
-    if n > PAIRS_MAX:
-        raise ValueError(f"{what} has {n} compute nodes; at most {PAIRS_MAX} (the distances of a generated "
-                         "network are dense and every pair of its nodes is a link)")
+    """Refuse, before building it, a generated network above the size of a mesh."""
+    if n > NODES_MAX:
+        raise ValueError(f"{what} has {n} compute nodes; at most {NODES_MAX}")
 
 
 def _check_processors(total: int) -> None:
@@ -58,33 +57,15 @@ def _count(value) -> int:
                         below="`counts` must hold non-negative integers (processors per node)")
 
 
-def _compute_machine(G, hosts) -> Machine:
-    """The machine of the compute nodes ``hosts`` of G, each a leaf on one
-    switch: hop distances through the switches, the two host links counted
-    (breadth-first from each switch that holds hosts, over the switches)."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import shortest_path
+def _hosts(a: int, b: int, c: int) -> tuple:
+    """Labels ``(x, y, z)`` for x < a, y < b, z < c, z fastest."""
+    import itertools
 
-    host_set = set(hosts)
-    switches = [v for v in G if v not in host_set]
-    at = {s: i for i, s in enumerate(switches)}
-    home = np.array([at[next(iter(G[h]))] for h in hosts], dtype=np.int64)  # the switch of each host
-    pairs = np.array([(at[u], at[v]) for u, v in G.edges if u in at and v in at], dtype=np.int64).reshape(-1, 2)
-    A = csr_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(switches),) * 2)
-    used, row = np.unique(home, return_inverse=True)
-    S = shortest_path(A, method="D", directed=False, unweighted=True, indices=used)[:, used]
-    if not np.isfinite(S).all():
-        raise ValueError("the network is not connected (too few global links for the groups)")
-    D = S[np.ix_(row, row)] + 2.0
-    np.fill_diagonal(D, 0.0)
-    return Machine.from_distances(hosts, D)
+    return tuple(itertools.product(range(a), range(b), range(c)))
 
 
-def dragonfly_graph(groups=9, routers=4, nodes=2, global_links=2, arrangement="absolute"):
-    """The full dragonfly graph: routers ``("r", g, r)`` and compute nodes
-    ``(g, r, k)``; returns ``(G, compute node labels)``. See :func:`dragonfly`."""
-    import networkx as nx
-
+def _dragonfly_params(groups, routers, nodes, global_links, arrangement):
+    """The checked parameters of a dragonfly (one-line ValueError)."""
     g_n = _positive("groups", groups)
     a = _positive("routers", routers)
     p = _positive("nodes", nodes)
@@ -99,6 +80,31 @@ def dragonfly_graph(groups=9, routers=4, nodes=2, global_links=2, arrangement="a
     if arrangement == "circulant" and (h % 2 or g_n != ports + 1):
         raise ValueError(f"the circulant arrangement needs an even `global_links` and `groups` = `routers` * "
                          f"`global_links` + 1, got {h} and {g_n}")
+    return g_n, a, p, h
+
+
+def dragonfly_graph(groups=9, routers=4, nodes=2, global_links=2, arrangement="absolute"):
+    """The full dragonfly graph, routers and compute nodes, as NetworkX builds it.
+
+    Routers are ``("r", g, r)``, compute nodes ``(g, r, k)``; the
+    parameters and checks are those of :func:`dragonfly`, whose distances
+    are this graph's shortest-path hop counts between compute nodes.
+
+    Returns
+    -------
+    (networkx.Graph, list of tuple)
+        The graph and the compute node labels in id order.
+
+    Examples
+    --------
+    >>> G, hosts = dragonfly_graph()
+    >>> G.number_of_nodes(), len(hosts), hosts[1]
+    (108, 72, (0, 0, 1))
+    """
+    import networkx as nx
+
+    g_n, a, p, h = _dragonfly_params(groups, routers, nodes, global_links, arrangement)
+    ports = a * h
     G = nx.Graph()
     hosts = []
     for g in range(g_n):
@@ -182,21 +188,32 @@ def dragonfly(groups=9, routers=4, nodes=2, global_links=2, arrangement="absolut
     >>> m.n, m.labels[:3], m.distance(0, 1), float(m.distances().max())
     (72, ((0, 0, 0), (0, 0, 1), (0, 1, 0)), 2.0, 5.0)
     """
-    machine = _compute_machine(*dragonfly_graph(groups, routers, nodes, global_links, arrangement))
-    machine._text = dragonfly_text(groups, routers, nodes, global_links, arrangement)  # parse_machine reads it
-    return machine
+    g_n, a, p, h = _dragonfly_params(groups, routers, nodes, global_links, arrangement)
+    return Machine._generated(dragonfly_hierarchy(g_n, a, p, h, arrangement), _hosts(g_n, a, p),
+                              dragonfly_text(groups, routers, nodes, global_links, arrangement))
 
 
 def fat_tree_graph(k):
-    """The full k-ary fat tree: hosts ``(pod, edge, h)``, switches
-    ``("edge", pod, e)``, ``("agg", pod, a)``, ``("core", i, j)``; returns
-    ``(G, host labels)``. See :func:`fat_tree`."""
+    """The full k-ary fat tree, hosts and switches, as NetworkX builds it.
+
+    Hosts are ``(pod, edge, h)``, switches ``("edge", pod, e)``,
+    ``("agg", pod, a)`` and ``("core", i, j)``; :func:`fat_tree`'s
+    distances are this graph's hop counts between hosts.
+
+    Returns
+    -------
+    (networkx.Graph, list of tuple)
+        The graph and the host labels in id order.
+
+    Examples
+    --------
+    >>> G, hosts = fat_tree_graph(4)
+    >>> G.number_of_nodes(), len(hosts)
+    (36, 16)
+    """
     import networkx as nx
 
-    k = int_at_least(k, 2, "`k` must be an even integer >= 2")
-    if k % 2:
-        raise ValueError(f"`k` must be an even integer >= 2, got {k}")
-    _check_size(k**3 // 4, f"a fat tree of k = {k}")
+    k = _fat_tree_k(k)
     half = k // 2
     G = nx.Graph()
     hosts = []
@@ -211,6 +228,14 @@ def fat_tree_graph(k):
             for j in range(half):  # aggregation switch a meets core switches (a, 0 .. k/2-1)
                 G.add_edge(("agg", pod, a), ("core", a, j))
     return G, hosts
+
+
+def _fat_tree_k(k) -> int:
+    k = int_at_least(k, 2, "`k` must be an even integer >= 2")
+    if k % 2:
+        raise ValueError(f"`k` must be an even integer >= 2, got {k}")
+    _check_size(k**3 // 4, f"a fat tree of k = {k}")
+    return k
 
 
 def fat_tree(k) -> Machine:
@@ -232,9 +257,8 @@ def fat_tree(k) -> Machine:
     >>> m.n, sorted(set(m.distances()[0].tolist()))
     (16, [0.0, 2.0, 4.0, 6.0])
     """
-    machine = _compute_machine(*fat_tree_graph(k))
-    machine._text = fat_tree_text(k)  # parse_machine reads it
-    return machine
+    k = _fat_tree_k(k)
+    return Machine._generated(fat_tree_hierarchy(k), _hosts(k, k // 2, k // 2), fat_tree_text(k))
 
 
 def processors_per_node(machine: Machine, counts) -> Machine:

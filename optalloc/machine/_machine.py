@@ -8,7 +8,8 @@ import operator
 import numpy as np
 
 from .._validate import validate_nodes
-from ._network import distance_links, graph_distances, graph_links
+from ._links import MachineLinks, matrix_refusal
+from ._network import GraphRows, distance_links, graph_links
 
 __all__ = ["Machine"]
 
@@ -22,14 +23,15 @@ AXES_MAX = 6
 #: (8 bytes a pair: 3.2 GB).
 DENSE_MAX = 20_000
 #: Largest network given by its distances alone (:meth:`Machine.from_distances`
-#: without ``edges``: the dragonfly, the fat tree, processors per node), each
-#: pair of its nodes a link, about 250 bytes each (2 GB at this size).
+#: without ``edges``: processors per node), each pair of its nodes a link.
 PAIRS_MAX = 4096
+#: Largest network whose whole matrix ``distances()`` builds (134 MB).
+MATRIX_MAX = 4096
 #: Owner of the nodes that a machine map marks busy.
 MAP_OWNER = -2
 
 
-class Machine:
+class Machine(MachineLinks):
     """A mesh, torus or network of nodes with a free/busy state.
 
     Node ids are the integers ``0 .. n-1``. On a mesh or torus node ``i``
@@ -59,10 +61,11 @@ class Machine:
     Limits, checked before anything is built: a mesh or torus has at most
     6 axes (the 5-D and 6-D tori of Blue Gene/Q and Tofu; the exact
     solver's search of a set's symmetries grows as d! 2^d) and 10,000,000
-    nodes; a network at most 20,000 nodes (its distance matrix is dense:
-    3.2 GB), and at most 4096 when it is given by its distances alone
-    (:meth:`from_distances` without ``edges``, which makes every pair of
-    nodes a link: the dragonfly, the fat tree, processors per node). :meth:`allocate` and :meth:`release` raise
+    nodes; a graph at most 20,000 nodes, at most 4096 given by its
+    distances alone (processors per node); a dragonfly or fat tree as many
+    as a mesh (distances from its structure). A network's whole matrix ``distances()`` is built up to
+    4096 nodes; beyond, :meth:`pair_distances` and ``distances(nodes)``
+    (a graph: shortest paths from the nodes asked for). :meth:`allocate` and :meth:`release` raise
     RuntimeError on a busy, repeated, unknown or foreign node: an allocator
     bug stops the run.
 
@@ -107,7 +110,7 @@ class Machine:
         self.shape: tuple[int, ...] | None = shape
         self.torus: tuple[bool, ...] = torus
         self.labels: tuple | None = None
-        self.edges: tuple[tuple[int, int, float], ...] | None = None
+        self._edges, self._net = None, None
         self._init_state(math.prod(shape))
 
     def _init_state(self, n: int) -> None:
@@ -119,6 +122,7 @@ class Machine:
         self._n_free = self.n
         self._cache = None
         self._text = None  # the description of a generated network (dragonfly, fat tree)
+        self._key = None
 
     # -- constructors -------------------------------------------------------
 
@@ -152,7 +156,8 @@ class Machine:
         """
         labels, edges = graph_links(G, weight, DENSE_MAX)
         self = cls.__new__(cls)
-        self.shape, self.torus, self.labels, self.edges = None, (), labels, edges
+        self.shape, self.torus, self.labels, self._edges = None, (), labels, edges
+        self._net = GraphRows(len(labels), edges, MATRIX_MAX)
         self._init_state(len(labels))
         return self
 
@@ -195,7 +200,7 @@ class Machine:
                              f"of nodes is a link; with `edges`, at most {DENSE_MAX})")
         labels, M, links = distance_links(labels, D, edges, DENSE_MAX)
         self = cls.__new__(cls)
-        self.shape, self.torus, self.labels, self.edges = None, (), labels, links
+        self.shape, self.torus, self.labels, self._edges, self._net = None, (), labels, links, None
         self._init_state(len(labels))
         self._dist = M
         return self
@@ -289,40 +294,6 @@ class Machine:
         pts = (local[:, None] // _strides(sz)) % np.asarray(sz) + np.asarray(lo)
         return (pts % np.asarray(self.shape)) @ _strides(self.shape)
 
-    def links(self) -> np.ndarray:
-        """(L, 2) int array of every directed link (u, v) of the machine.
-
-        A mesh or torus has a link to each neighbour at +-1 along every
-        axis (wrapping where the axis wraps); a wrapping side of 2 gives one
-        link each way, a side of 1 none. A network has both directions of
-        every edge.
-
-        Examples
-        --------
-        >>> len(Machine((3, 3)).links()), len(Machine((4, 4), torus=True).links())
-        (24, 64)
-        """
-        if self.shape is None:
-            e = np.array([(u, v) for u, v, _ in self.edges], dtype=np.int64).reshape(-1, 2)
-            return np.concatenate([e, e[:, ::-1]])
-        coords = self.coords
-        ids = np.arange(self.n, dtype=np.int64)
-        out = []
-        for k, (side, stride, wrap) in enumerate(zip(self.shape, _strides(self.shape), self.torus)):
-            x = coords[:, k]
-            for step in (1, -1):
-                if wrap:
-                    if side < 2 or (side == 2 and step == -1):
-                        continue
-                    ok = np.ones(self.n, dtype=bool)
-                else:
-                    ok = (x + step >= 0) & (x + step < side)
-                head = ids + ((x + step) % side - x) * stride
-                out.append(np.stack([ids[ok], head[ok]], axis=1))
-        # order: by tail, then axis and direction
-        links = np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
-        return links[np.argsort(links[:, 0], kind="stable")]
-
     # -- distances -----------------------------------------------------------
 
     def axis_distances(self, a, b) -> np.ndarray:
@@ -339,7 +310,7 @@ class Machine:
         """Distance between nodes ``i`` and ``j``: hops (wrapping on torus
         axes) on a grid, the shortest path on a network."""
         if self.shape is None:
-            return float(self.distances()[i, j])
+            return float(self.pair_distances(i, j))
         return int(self.axis_distances(self.coords[i], self.coords[j]).sum())
 
     def pair_distances(self, i, j) -> np.ndarray:
@@ -360,7 +331,9 @@ class Machine:
         if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= self.n):
             raise ValueError(f"node ids must lie in 0 .. {self.n - 1}")
         if self.shape is None:
-            return np.asarray(self.distances()[a, b], dtype=np.float64)
+            if self._net is not None:
+                return self._net.pair_distances(a, b)
+            return np.asarray(self._dist[a, b], dtype=np.float64)
         coords = self.coords
         return self.axis_distances(coords[a], coords[b]).sum(axis=-1).astype(np.float64)
 
@@ -371,7 +344,9 @@ class Machine:
         ----------
         nodes : sequence of int, optional
             Distinct node ids, in the order the rows should take. Default:
-            every node; that matrix is built once and kept (read-only).
+            every node; that matrix is built once and kept (read-only), on
+            a network of at most 4096 nodes (a larger one raises
+            ValueError with the matrix's size).
 
         Examples
         --------
@@ -381,7 +356,9 @@ class Machine:
         if nodes is None:
             if self._dist is None:
                 if self.shape is None:
-                    D = graph_distances(self.n, self.edges)
+                    if self.n > MATRIX_MAX:
+                        raise ValueError(matrix_refusal(self.describe(), self.n, MATRIX_MAX))
+                    D = self._net.matrix()
                 else:
                     D = self._distances(np.arange(self.n, dtype=np.int64))
                 D.setflags(write=False)
@@ -405,7 +382,9 @@ class Machine:
         """A new (m, m) matrix of the distances between the nodes ``idx``."""
         idx = self._dense_nodes(idx)
         if self.shape is None:
-            return self.distances()[np.ix_(idx, idx)]
+            if self._dist is not None:
+                return self._dist[np.ix_(idx, idx)]
+            return self._net.block(idx)
         total = np.zeros((len(idx), len(idx)))
         for hops in self.axis_hops(idx):
             total += hops
@@ -551,9 +530,10 @@ class Machine:
     def copy_empty(self) -> Machine:
         """A machine with the same nodes and links, all nodes free."""
         out = Machine.__new__(Machine)
-        out.shape, out.torus, out.labels, out.edges = self.shape, self.torus, self.labels, self.edges
+        out.shape, out.torus, out.labels, out._edges, out._net = self.shape, self.torus, self.labels, self._edges, \
+            self._net
         out._init_state(self.n)
-        out._coords, out._dist, out._text = self._coords, self._dist, self._text
+        out._coords, out._dist, out._text, out._key = self._coords, self._dist, self._text, self._key
         return out
 
     # -- text -------------------------------------------------------------------
@@ -603,6 +583,8 @@ class Machine:
         return "\n\n".join(layers) + "\n"
 
     def __repr__(self) -> str:
+        if self.hierarchy is not None:
+            return f"<Machine network: {self.describe()}, {self.n} nodes>"
         if self.shape is None:
             return f"<Machine network: {self.n} nodes, {len(self.edges)} links>"
         return f"Machine({self.shape}, torus={self.torus if any(self.torus) else False})"

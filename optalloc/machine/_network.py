@@ -106,3 +106,81 @@ def graph_distances(n: int, edges) -> np.ndarray:
     D = shortest_path(_adjacency(n, edges), method="D", directed=False)
     D.setflags(write=False)
     return D
+
+
+#: Bytes of shortest-path rows a large network keeps between calls.
+ROW_BYTES = 1 << 27
+
+
+class GraphRows:
+    """Shortest-path distances of a network given by its links: the whole
+    matrix up to ``matrix_max`` nodes (built once), beyond that the rows of
+    the nodes asked for (Dijkstra from them, ``indices=``), the last ones
+    kept up to :data:`ROW_BYTES`."""
+
+    def __init__(self, n: int, edges, matrix_max: int):
+        from collections import OrderedDict
+
+        self.n = n
+        self.edges = edges
+        self.dense = n <= matrix_max
+        self._D = None
+        self._A = None
+        self._rows: OrderedDict = OrderedDict()
+        self._keep = max(1, ROW_BYTES // (8 * n))
+
+    def matrix(self) -> np.ndarray:
+        if self._D is None:
+            self._D = graph_distances(self.n, self.edges)
+        return self._D
+
+    def rows(self, sources: np.ndarray, columns=None) -> np.ndarray:
+        """Distances from each of ``sources`` to ``columns`` (default every node)."""
+        from scipy.sparse.csgraph import shortest_path
+
+        sources = np.asarray(sources, dtype=np.int64)
+        width = self.n if columns is None else len(columns)
+        out = np.empty((len(sources), width))
+        missing = []
+        for t, s in enumerate(sources.tolist()):
+            row = self._rows.get(s)
+            if row is None:
+                missing.append(t)
+            else:
+                self._rows.move_to_end(s)
+                out[t] = row if columns is None else row[columns]
+        if missing:
+            if self._A is None:
+                self._A = _adjacency(self.n, self.edges)
+            miss = np.asarray(missing)
+            step = self._keep
+            for lo in range(0, len(miss), step):
+                part = miss[lo:lo + step]
+                R = shortest_path(self._A, method="D", directed=False, indices=sources[part])
+                out[part] = R if columns is None else R[:, columns]
+                for s, row in zip(sources[part].tolist(), R):
+                    self._rows[s] = row
+                while len(self._rows) > self._keep:
+                    self._rows.popitem(last=False)
+        return out
+
+    def pair_distances(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if self.dense:
+            return np.asarray(self.matrix()[a, b], dtype=np.float64)
+        a, b = np.broadcast_arrays(a, b)
+        if len(np.unique(b)) < len(np.unique(a)):
+            a, b = b, a
+        src, inverse = np.unique(a, return_inverse=True)
+        out = np.empty(a.shape)
+        flat_b, flat_inv, flat = b.reshape(-1), inverse.reshape(-1), out.reshape(-1)
+        step = self._keep
+        for lo in range(0, len(src), step):
+            R = self.rows(src[lo:lo + step])
+            sel = np.flatnonzero((flat_inv >= lo) & (flat_inv < lo + step))
+            flat[sel] = R[flat_inv[sel] - lo, flat_b[sel]]
+        return out
+
+    def block(self, idx: np.ndarray) -> np.ndarray:
+        if self.dense:
+            return self.matrix()[np.ix_(idx, idx)]
+        return self.rows(idx, idx)

@@ -189,19 +189,19 @@ class KSubsetAllocator(Allocator):
         return f"KSubsetAllocator({self.method!r}{opts})"
 
 
-#: per network machine object: its node count and a digest of its distances
+#: per network machine object: its node count and a digest of its structure
 _NETWORK_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _network_key(machine) -> tuple:
     """What identifies a network's metric in the allocators' caches: the
-    node count and a digest of the distance matrix (computed once per
-    machine object), so that two networks never share a cached allocation,
-    even when one was built where the other was freed."""
+    node count and a digest of the machine's ``metric_key`` (its structure
+    or links; computed once per machine object), so that two networks never
+    share a cached allocation, even when one was built where the other was
+    freed."""
     key = _NETWORK_KEYS.get(machine)
     if key is None:
-        D = np.ascontiguousarray(machine.distances(), dtype=np.float64)
-        key = (machine.n, hashlib.blake2b(D.tobytes(), digest_size=16).hexdigest())
+        key = (machine.n, hashlib.blake2b(repr(machine.metric_key).encode(), digest_size=16).hexdigest())
         _NETWORK_KEYS[machine] = key
     return key
 

@@ -90,6 +90,9 @@ def dragonfly_layout(machine) -> DragonflyLayout | None:
     """
     if machine.is_grid or machine.labels is None:
         return None
+    h = machine.hierarchy
+    if h is not None:  # built by dragonfly() or fat_tree(): its structure says
+        return DragonflyLayout(h.blocks, h.units_per_block, h.unit_size) if h.kind == "dragonfly" else None
     labels = machine.labels
     try:
         lab = np.array([[int(v) for v in t] for t in labels], dtype=np.int64)
@@ -105,13 +108,12 @@ def dragonfly_layout(machine) -> DragonflyLayout | None:
     ids = (lab[:, 0] * a + lab[:, 1]) * p + lab[:, 2]
     if not np.array_equal(ids, np.arange(machine.n)):
         return None
-    D = machine.distances()
     size = a * p
     local = np.arange(size) // p  # router of each node of a group
     want = np.where(local[:, None] == local[None, :], 2.0, 3.0)  # one router: 2 hops; one group: 3
     np.fill_diagonal(want, 0.0)
     for g in range(g_n):  # block by block: no n x n mask
-        if not np.array_equal(D[g * size:(g + 1) * size, g * size:(g + 1) * size], want):
+        if not np.array_equal(machine.distances(np.arange(g * size, (g + 1) * size)), want):
             return None
     return DragonflyLayout(g_n, a, p)
 
@@ -179,6 +181,13 @@ def _round_robin(free2: np.ndarray, base: np.ndarray) -> np.ndarray:
     turn = np.cumsum(free2, axis=1)[rows, cols] - 1
     order = np.lexsort((rows, turn))
     return base[rows[order]] + cols[order]
+
+
+def _router_nodes(flat: np.ndarray, routers: np.ndarray, k: int) -> np.ndarray:
+    """The first k free ids of the routers in the order given (each router's
+    in id order); ``flat`` is the (routers, nodes) free mask."""
+    p = flat.shape[1]
+    return ((routers[:, None] * p + np.arange(p))[flat[routers]])[:k]
 
 
 class SimpleSpread(DragonflyAllocator):
@@ -269,9 +278,7 @@ class RoundRobinRouter(DragonflyAllocator):
         rows, cols = np.nonzero(has)
         turn = np.cumsum(has, axis=1)[rows, cols] - 1
         routers = (rows * a + cols)[np.lexsort((rows, turn))]
-        flat = free.reshape(-1, p)
-        nodes = [r * p + np.flatnonzero(flat[r]) for r in routers]
-        return np.concatenate(nodes)[:k]
+        return _router_nodes(free.reshape(-1, p), routers, k)
 
 
 class Slurm(DragonflyAllocator):
@@ -293,7 +300,7 @@ class Slurm(DragonflyAllocator):
                 return r * p + np.flatnonzero(flat[r])[:k]
         routers = np.flatnonzero(count)
         routers = routers[np.argsort(count[routers], kind="stable")]
-        return np.concatenate([r * p + np.flatnonzero(flat[r]) for r in routers])[:k]
+        return _router_nodes(flat, routers, k)
 
 
 class Jokanovic(DragonflyAllocator):

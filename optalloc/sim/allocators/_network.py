@@ -100,7 +100,7 @@ class NetworkOneDAllocator(Allocator):
         self._rank_of = None
 
     def _prepared(self, machine):
-        key = (machine.shape, machine.torus) if machine.is_grid else machine.edges
+        key = machine.metric_key
         if self._key is None or not (self._key is key or self._key == key):
             from ... import curves
 

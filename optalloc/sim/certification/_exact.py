@@ -162,9 +162,14 @@ def _shadow(machine, free_ids):
 
 
 def _integral(machine) -> bool:
-    if machine.is_grid:
+    """Whether every distance of the machine is an integer (a dragonfly's or
+    fat tree's hops are; a large graph: when its link lengths are)."""
+    if machine.is_grid or machine.hierarchy is not None:
         return True
-    D = np.asarray(machine.distances())
+    try:
+        D = np.asarray(machine.distances())
+    except ValueError:  # too large for the whole matrix
+        return all(float(w).is_integer() for _, _, w in machine.edges)
     return bool(np.all(D == np.round(D)))
 
 

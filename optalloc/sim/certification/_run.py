@@ -27,7 +27,7 @@ import numpy as np
 from ..._progress import Progress
 from ..engine._simulate import _as_allocation, simulate
 from ._canonical import canonical_key, exact_key
-from ._exact import Solved, State, StateSolver, solve_state
+from ._exact import Solved, State, StateSolver, _integral, solve_state
 from ._machine import guarantee_of, metric_name, metric_weight
 from ._result import Certification
 from ._rows import TOL, DecisionRow
@@ -108,7 +108,7 @@ class _Certifier:
         self.total = len(plan.trace)
         self.caching = plan.cache and plan.exact
         m = plan.machine
-        self.integral = m.is_grid or bool(np.all(np.asarray(m.distances()) == np.round(np.asarray(m.distances()))))
+        self.integral = _integral(m)
         prog = plan.progress
         self.report = prog if isinstance(prog, Progress) else None
         self.callback = None if isinstance(prog, Progress) else prog

@@ -112,12 +112,44 @@ def locality_context(machine) -> LocalityContext:
             cubes = tuple(min_bounding_cube(machine.shape, k) if k else 0 for k in range(machine.size + 1))
         links = machine.links()
         return LocalityContext(machine, 1.0, cubes, _padded(machine.size, links[:, 0], links[:, 1]))
-    D = machine.distances()
+    try:
+        D = machine.distances()
+    except ValueError:  # too large for the whole matrix: the nearest pairs from the structure or links
+        return LocalityContext(machine, *_nearest_pairs(machine))
     positive = D[D > 0]
     adjacent = float(positive.min()) if positive.size else 0.0
     u, v = np.nonzero(D <= adjacent)
     keep = u != v
     return LocalityContext(machine, adjacent, None, _padded(machine.size, u[keep], v[keep]))
+
+
+def _nearest_pairs(machine) -> tuple:
+    """The least positive distance of a large network and its node pairs at
+    that distance as padded adjacency: the nodes of one router or edge
+    switch (a dragonfly, a fat tree), the shortest links (a graph: a path of
+    two links or more is longer)."""
+    h = machine.hierarchy
+    if h is not None:
+        ids = np.arange(machine.n)
+        if h.unit_size > 1:  # the nodes of one unit, 2 hops apart
+            size, base = h.unit_size, h.unit_of(ids) * h.unit_size
+            least = 2.0
+        else:  # one node per router: the routers of its group (and its global links) are nearest
+            size, base = h.units_per_block, ids // h.units_per_block * h.units_per_block
+            least = 2.0 + h.local
+        tails = np.repeat(ids, size)
+        heads = (base[:, None] + np.arange(size)).reshape(-1)
+        if h.unit_size == 1 and h.local == 1:
+            nb = h.neighbours
+            tails = np.concatenate([tails, np.repeat(ids, nb.shape[1])])
+            heads = np.concatenate([heads, nb.reshape(-1)])
+        keep = (tails != heads) & (heads >= 0)
+        return least, None, _padded(machine.n, tails[keep], heads[keep])
+    e = np.array(machine.edges, dtype=np.float64).reshape(-1, 3)
+    least = float(e[:, 2].min())
+    pairs = e[e[:, 2] == least][:, :2].astype(np.int64)
+    both = np.concatenate([pairs, pairs[:, ::-1]])
+    return least, None, _padded(machine.n, both[:, 0], both[:, 1])
 
 
 def _padded(n, tails, heads) -> np.ndarray:

@@ -124,7 +124,8 @@ def _network_metrics(machine, ids: np.ndarray, ranks) -> dict:
     """:func:`allocation_metrics` on a network: W over the machine's distance
     matrix (shortest paths); no bounding box (None), nodes have no coordinates."""
     k = len(ids)
-    w = float(machine.distances(ids).sum() / 2.0) if k > 1 else 0.0
+    h = machine.hierarchy  # a dragonfly or fat tree: W from counts per router, no k x k matrix
+    w = (h.weight(ids) if h is not None else float(machine.distances(ids).sum() / 2.0)) if k > 1 else 0.0
     pairs = k * (k - 1) / 2
     span = ring_span = None
     if ranks is not None:

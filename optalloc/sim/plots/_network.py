@@ -137,7 +137,7 @@ def _router_links(machine: Machine, router: np.ndarray, n_routers: int):
     router, router, host), as the generators count hops."""
     rep = np.zeros(n_routers, dtype=np.int64)
     rep[router[::-1]] = np.arange(machine.n)[::-1]  # the first node of each router
-    D = machine.distances()[np.ix_(rep, rep)]
+    D = machine.distances(rep)
     iu, ju = np.triu_indices(n_routers, k=1)
     keep = D[iu, ju] == 3
     return np.stack([iu[keep], ju[keep]], axis=1)

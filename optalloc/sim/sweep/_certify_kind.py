@@ -61,8 +61,11 @@ def _machine_spec(text, i, base_dir):
     if machine.is_grid:
         spec = {"shape": list(machine.shape), "torus": list(machine.torus)}
     else:
-        D = np.ascontiguousarray(machine.distances(), dtype=float)
-        spec = {"network": hashlib.sha256(D.tobytes()).hexdigest(), "nodes": machine.size}
+        try:
+            digest = np.ascontiguousarray(machine.distances(), dtype=float).tobytes()
+        except ValueError:  # too large for the whole matrix: its structure or links
+            digest = repr(machine.metric_key).encode()
+        spec = {"network": hashlib.sha256(digest).hexdigest(), "nodes": machine.size}
     return machine, spec
 
 
