@@ -7,6 +7,7 @@ import inspect
 from ._metric import METRIC_METHODS, machine_problem
 from .engine import exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
+from .heuristics._mctorus import machine_mc1x1
 from .heuristics._torus import TORUS_METHODS
 from .special import brute, k3, line
 
@@ -99,6 +100,8 @@ def _solve_machine(machine, k, method, options):
         raise ValueError(f"method {method!r} takes no options on a torus (tie-breaking and requested shapes "
                          f"are defined on a mesh only), got {', '.join(sorted(options))}")
     _check_options(method, allowed, options)
+    if method == "mc1x1":  # from the free grid, without the distance matrix
+        return machine_mc1x1(machine, k)
     inst = machine_problem(machine, k)
     if "axes" in sig.parameters:
         options = {**options, "axes": inst.axes}

@@ -1,0 +1,479 @@
+"""Compiled kernels of MC1x1 on a grid: shells counted with prefix sums.
+
+A mesh or torus of any number of axes is an occupancy grid; the number of
+free cells in an axis-aligned box is a sum of 2^d entries of its prefix
+(summed-area) table.  On a wrapped axis the grid is tiled twice, so a
+window of at most L positions that starts anywhere on the ring is one
+interval of the tiled axis.  A shell (the cells at L-infinity distance s
+from a box) is the difference of two boxes, so the shell counts of a
+centre, hence its MC score, cost O(r 2^d) for a last shell r; the
+tie-breaking score's parts are box sums of the grid weighted by the walls
+a cell touches.  Only the sets that matter (the winner, the tied
+candidates whose score a bound cannot rule out, every centre on a torus)
+are enumerated cell by cell, over their last shell only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._jit import njit
+
+__all__ = ["prefix_table", "mesh_scores", "mesh_fill", "tie_parts", "ball_counts", "torus_weights", "torus_set",
+           "shell_offsets"]
+
+
+def prefix_table(grid: np.ndarray, ring) -> tuple[np.ndarray, np.ndarray]:
+    """The flattened prefix table of ``grid`` (any dimension), its axes
+    marked in ``ring`` tiled twice, and the table's strides (in entries).
+
+    ``table[i_0, ..., i_{d-1}]`` is the sum of ``grid`` over the cells
+    below ``(i_0, ..., i_{d-1})`` on every axis (a leading zero row per axis).
+
+    >>> t, st = prefix_table(np.ones((2, 3), dtype=np.int64), (False, False))
+    >>> int(t[2 * st[0] + 3 * st[1]]), st.tolist()
+    (6, [4, 1])
+    """
+    g = np.tile(grid, tuple(2 if w else 1 for w in ring))
+    g = g.astype(np.int32 if float(np.abs(g).sum()) < 2**31 else np.int64)
+    t = np.pad(g, [(1, 0)] * g.ndim)
+    for a in range(g.ndim):
+        np.cumsum(t, axis=a, out=t)
+    strides = np.array(t.strides, dtype=np.int64) // t.itemsize
+    return t.ravel(), strides
+
+
+@njit(cache=True)
+def _box(P, st, a0, a1):
+    """Sum of the grid over the box [a0, a1] (inclusive, in table coordinates)."""
+    d = len(st)
+    total = 0
+    for m in range(1 << d):
+        idx = 0
+        neg = 0
+        for a in range(d):
+            if (m >> a) & 1:
+                idx += a0[a] * st[a]
+                neg ^= 1
+            else:
+                idx += (a1[a] + 1) * st[a]
+        if neg:
+            total -= P[idx]
+        else:
+            total += P[idx]
+    return total
+
+
+@njit(cache=True)
+def _window(shape, ring, c, lo, hi, a0, a1):
+    """Table coordinates of the offsets [lo, hi] around cell c (a ring axis
+    wraps into its second copy, a mesh axis is clipped); False when empty."""
+    for a in range(len(shape)):
+        if ring[a]:
+            s = (c[a] + lo[a]) % shape[a]
+            a0[a] = s
+            a1[a] = s + hi[a] - lo[a]
+        else:
+            a0[a] = max(c[a] + lo[a], 0)
+            a1[a] = min(c[a] + hi[a], shape[a] - 1)
+            if a0[a] > a1[a]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _ring_range(shape, ring, r, lo, hi):
+    """Offsets of the L-infinity ball of radius r per axis: [-r, r], clipped
+    on a ring to the L positions [-(L - 1) // 2, L // 2]."""
+    for a in range(len(shape)):
+        if ring[a]:
+            lo[a] = max(-r, -((shape[a] - 1) // 2))
+            hi[a] = min(r, shape[a] // 2)
+        else:
+            lo[a] = -r
+            hi[a] = r
+
+
+# -- mesh: shells around request boxes ----------------------------------------
+
+
+@njit(cache=True)
+def mesh_scores(P, st, shape, lo, hi, k):
+    """Per centre (box [lo, hi]): the MC score (sum of the k smallest shell
+    numbers), the last shell r and the free cells in shells below r."""
+    n, d = lo.shape
+    score = np.empty(n, dtype=np.int64)
+    last = np.empty(n, dtype=np.int64)
+    inner = np.empty(n, dtype=np.int64)
+    a0 = np.empty(d, dtype=np.int64)
+    a1 = np.empty(d, dtype=np.int64)
+    for i in range(n):
+        prev = 0
+        acc = 0
+        s = 0
+        while True:
+            for a in range(d):
+                a0[a] = max(lo[i, a] - s, 0)
+                a1[a] = min(hi[i, a] + s, shape[a] - 1)
+            cnt = _box(P, st, a0, a1)
+            if cnt >= k:
+                acc += s * (k - prev)
+                break
+            acc += s * (cnt - prev)
+            prev = cnt
+            s += 1
+        score[i] = acc
+        last[i] = s
+        inner[i] = prev
+    return score, last, inner
+
+
+@njit(cache=True)
+def mesh_fill(cells, index, shape, lo, hi, r, k, centre):
+    """MC's set around one centre: every free cell of the shells below r,
+    then shell r greedily, each time the cell of least total L1 distance to
+    those chosen (lowest input index on ties); with r = 0 it starts from
+    the centre.  ``index`` maps a cell (C order) to its input row, -1 busy."""
+    d = cells.shape[1]
+    a0 = np.empty(d, dtype=np.int64)
+    a1 = np.empty(d, dtype=np.int64)
+    vol = 1
+    for a in range(d):
+        a0[a] = max(lo[a] - r, 0)
+        a1[a] = min(hi[a] + r, shape[a] - 1)
+        vol *= a1[a] - a0[a] + 1
+    chosen = np.empty(k, dtype=np.int64)
+    pool = np.empty(vol, dtype=np.int64)
+    nc = 0
+    npool = 0
+    x = a0.copy()
+    for _ in range(vol):
+        flat = 0
+        for a in range(d):
+            flat = flat * shape[a] + x[a]
+        j = index[flat]
+        if j >= 0:
+            sh = 0
+            for a in range(d):
+                g = max(lo[a] - x[a], x[a] - hi[a], 0)
+                if g > sh:
+                    sh = g
+            if sh < r:
+                chosen[nc] = j
+                nc += 1
+            elif j != centre or r > 0:
+                pool[npool] = j
+                npool += 1
+        a = d - 1
+        while a >= 0:
+            x[a] += 1
+            if x[a] <= a1[a]:
+                break
+            x[a] = a0[a]
+            a -= 1
+    if nc == 0:
+        chosen[0] = centre
+        nc = 1
+    pool = np.sort(pool[:npool])
+    s = np.zeros(npool, dtype=np.int64)
+    for p in range(npool):
+        acc = 0
+        for c in range(nc):
+            for a in range(d):
+                acc += abs(cells[pool[p], a] - cells[chosen[c], a])
+        s[p] = acc
+    taken = np.zeros(npool, dtype=np.bool_)
+    while nc < k:
+        best = -1
+        bv = np.iinfo(np.int64).max
+        for p in range(npool):
+            if not taken[p] and s[p] < bv:
+                bv = s[p]
+                best = p
+        taken[best] = True
+        q = pool[best]
+        chosen[nc] = q
+        nc += 1
+        for p in range(npool):
+            for a in range(d):
+                s[p] += abs(cells[pool[p], a] - cells[q, a])
+    return chosen
+
+
+@njit(cache=True)
+def tie_parts(P, Q, st, shape, lo, hi, last, inner, k, sr, cand):
+    """The parts of the Johnson-Bunde-Leung score that do not depend on
+    which cells of the last shell are taken, per candidate (rows ``cand``):
+    ``available`` (whole), the inner shells' wall sum, the walls of the free
+    cells of the last shell, their number and the busy cells of shell
+    last + 1.  ``P`` counts free cells, ``Q`` sums their walls."""
+    t = len(cand)
+    d = len(shape)
+    avail = np.zeros(t, dtype=np.int64)
+    wall_in = np.zeros(t, dtype=np.int64)
+    wall_last = np.zeros(t, dtype=np.int64)
+    cnt_last = np.zeros(t, dtype=np.int64)
+    busy = np.zeros(t, dtype=np.int64)
+    a0 = np.empty(d, dtype=np.int64)
+    a1 = np.empty(d, dtype=np.int64)
+    for u in range(t):
+        i = cand[u]
+        L = last[i]
+        top = L + sr
+        reach = max(top, L + 1)
+        pf = 0
+        pw = 0
+        pv = 0
+        av = 0
+        for s in range(reach + 1):
+            vol = 1
+            for a in range(d):
+                a0[a] = max(lo[i, a] - s, 0)
+                a1[a] = min(hi[i, a] + s, shape[a] - 1)
+                vol *= a1[a] - a0[a] + 1
+            f = _box(P, st, a0, a1)
+            w = _box(Q, st, a0, a1)
+            cf = f - pf
+            cw = w - pw
+            rev = top - s + 1
+            if s < L:
+                wall_in[u] += rev * cw
+            elif s == L:
+                wall_last[u] = cw
+                cnt_last[u] = cf
+            if L <= s <= top:
+                av += rev * cf
+            if s == L + 1:
+                busy[u] = (vol - pv) - cf
+            pf = f
+            pw = w
+            pv = vol
+        m = k - inner[i]
+        avail[u] = av - m * (sr + 1)
+    return avail, wall_in, wall_last, cnt_last, busy
+
+
+# -- torus: the k nearest by (L-infinity, L1, node id) --------------------------
+
+
+def shell_offsets(radius: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The offsets of the cube [-radius, radius]^d sorted by L-infinity norm,
+    then L1 norm; where each L-infinity shell starts (radius + 2 entries);
+    where each group of one (L-infinity, L1) norm starts, and the first
+    group of each shell.
+
+    >>> offs, start, groups, first = shell_offsets(1, 2)
+    >>> offs[:3].tolist(), start.tolist(), groups.tolist(), first.tolist()
+    ([[0, 0], [-1, 0], [0, -1]], [0, 1, 9], [0, 1, 5, 9], [0, 1, 3])
+    """
+    axis = np.arange(-radius, radius + 1, dtype=np.int64)
+    offs = np.stack(np.meshgrid(*[axis] * d, indexing="ij"), axis=-1).reshape(-1, d)
+    a = np.abs(offs)
+    linf, l1 = a.max(axis=1), a.sum(axis=1)
+    order = np.lexsort((l1, linf))
+    offs, linf, l1 = np.ascontiguousarray(offs[order]), linf[order], l1[order]
+    start = np.searchsorted(linf, np.arange(radius + 2)).astype(np.int64)
+    key = linf * (d * radius + 1) + l1
+    groups = np.concatenate((np.flatnonzero(np.diff(key)) + 1, [len(key)]))
+    groups = np.concatenate(([0], groups)).astype(np.int64)
+    first = np.searchsorted(groups, start).astype(np.int64)
+    return offs, start, groups, first
+
+
+@njit(cache=True)
+def ball_counts(P, st, shape, ring, cells, k):
+    """Per centre: the radius r of the first L-infinity ball (with wrap)
+    holding k free cells, the free cells of the ball of radius r - 1 and
+    the sum of the k smallest L-infinity distances (the MC score)."""
+    n, d = cells.shape
+    last = np.empty(n, dtype=np.int64)
+    inner = np.empty(n, dtype=np.int64)
+    score = np.empty(n, dtype=np.int64)
+    lo = np.empty(d, dtype=np.int64)
+    hi = np.empty(d, dtype=np.int64)
+    a0 = np.empty(d, dtype=np.int64)
+    a1 = np.empty(d, dtype=np.int64)
+    for i in range(n):
+        prev = 0
+        acc = 0
+        s = 0
+        while True:
+            _ring_range(shape, ring, s, lo, hi)
+            _window(shape, ring, cells[i], lo, hi, a0, a1)
+            cnt = _box(P, st, a0, a1)
+            if cnt >= k:
+                acc += s * (k - prev)
+                break
+            acc += s * (cnt - prev)
+            prev = cnt
+            s += 1
+        last[i] = s
+        inner[i] = prev
+        score[i] = acc
+    return last, inner, score
+
+
+@njit(cache=True)
+def _axis_weight(h, lo, hi, side, wrap, R):
+    """Sum over pairs of a histogram h (offsets lo..hi, stored at t + R) of
+    their distance on the axis (ring distance when it wraps)."""
+    if not wrap or 2 * (hi - lo) <= side:
+        cnt = 0
+        mom = 0
+        w = 0
+        for t in range(lo, hi + 1):
+            c = h[t + R]
+            if c:
+                w += c * (t * cnt - mom)
+                cnt += c
+                mom += c * t
+        return w
+    w = 0
+    for t in range(lo, hi + 1):
+        ct = h[t + R]
+        if ct:
+            for u in range(t + 1, hi + 1):
+                cu = h[u + R]
+                if cu:
+                    g = u - t
+                    w += ct * cu * min(g, side - g)
+    return w
+
+
+@njit(cache=True)
+def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, buf_id, buf_off):
+    """The m cells taken from shell r around a centre (padded index
+    ``base``): the free cells of the shell by L1 norm, then node id.
+    Writes them to the front of ``buf_id`` / ``buf_off`` (offset rows)."""
+    d = offs.shape[1]
+    clipped = False
+    for a in range(d):
+        if lo[a] > -r or hi[a] < r:
+            clipped = True
+    got = 0
+    level = 0
+    for g in range(first[r], first[r + 1]):
+        level = got
+        if clipped:
+            for j in range(groups[g], groups[g + 1]):
+                inside = True
+                for a in range(d):
+                    if offs[j, a] < lo[a] or offs[j, a] > hi[a]:
+                        inside = False
+                if inside:
+                    v = idpad[base + delta[j]]
+                    if v >= 0:
+                        buf_id[got] = v
+                        buf_off[got] = j
+                        got += 1
+        else:
+            for j in range(groups[g], groups[g + 1]):
+                v = idpad[base + delta[j]]
+                buf_id[got] = v
+                buf_off[got] = j
+                got += 1 + (v >> 31)  # branch-free: v is -1 on a busy cell
+        if got >= m:
+            break
+    # the level that completes the set: its cells by node id (insertion sort)
+    for p in range(level + 1, got):
+        vi = buf_id[p]
+        vo = buf_off[p]
+        q = p - 1
+        while q >= level and buf_id[q] > vi:
+            buf_id[q + 1] = buf_id[q]
+            buf_off[q + 1] = buf_off[q]
+            q -= 1
+        buf_id[q + 1] = vi
+        buf_off[q + 1] = vo
+
+
+@njit(cache=True)
+def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start, groups, first, R,
+                  cutoff, order):
+    """W (the sum of torus L1 distances over pairs) of each centre's set
+    (the k nearest free cells by L-infinity, L1, node id), visiting the
+    centres in ``order``; a centre whose lower bound exceeds ``cutoff`` (or
+    the least W found so far) is skipped (W = -1)."""
+    n, d = cells.shape
+    W = np.full(n, -1, dtype=np.int64)
+    lo = np.empty(d, dtype=np.int64)
+    hi = np.empty(d, dtype=np.int64)
+    slo = np.empty(d, dtype=np.int64)
+    shi = np.empty(d, dtype=np.int64)
+    a0 = np.empty(d, dtype=np.int64)
+    a1 = np.empty(d, dtype=np.int64)
+    h = np.zeros((d, 2 * R + 1), dtype=np.int64)
+    nmax = 1
+    for r in range(R + 1):
+        nmax = max(nmax, start[r + 1] - start[r])
+    buf_id = np.empty(nmax, dtype=np.int32)
+    buf_off = np.empty(nmax, dtype=np.int64)
+    best = cutoff
+    for u in range(n):
+        i = order[u]
+        r = last[i]
+        m = k - inner[i]
+        for a in range(d):
+            for t in range(2 * R + 1):
+                h[a, t] = 0
+        if r > 0:
+            _ring_range(shape, ring, r - 1, lo, hi)
+            for a in range(d):
+                for b in range(d):
+                    slo[b] = lo[b]
+                    shi[b] = hi[b]
+                for t in range(lo[a], hi[a] + 1):
+                    slo[a] = t
+                    shi[a] = t
+                    if _window(shape, ring, cells[i], slo, shi, a0, a1):
+                        h[a, t + R] = _box(P, st, a0, a1)
+        _ring_range(shape, ring, r, lo, hi)
+        base = 0
+        for a in range(d):
+            base += (cells[i, a] + pad[a]) * pst[a]
+        _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, buf_id, buf_off)
+        for p in range(m):
+            j = buf_off[p]
+            for a in range(d):
+                h[a, offs[j, a] + R] += 1
+        w = 0
+        for a in range(d):
+            w += _axis_weight(h[a], lo[a], hi[a], shape[a], ring[a], R)
+        W[i] = w
+        if w < best:
+            best = w
+    return W
+
+
+@njit(cache=True)
+def torus_set(idpad, pst, pad, shape, ring, cell, r, m, k, offs, delta, start, groups, first):
+    """The k node ids of one centre's set: its ball of radius r - 1, then
+    the m cells of shell r by L1 norm and node id."""
+    d = len(shape)
+    lo = np.empty(d, dtype=np.int64)
+    hi = np.empty(d, dtype=np.int64)
+    base = 0
+    for a in range(d):
+        base += (cell[a] + pad[a]) * pst[a]
+    out = np.empty(k, dtype=np.int64)
+    got = 0
+    if r > 0:
+        _ring_range(shape, ring, r - 1, lo, hi)
+        for j in range(start[r]):
+            inside = True
+            for a in range(d):
+                if offs[j, a] < lo[a] or offs[j, a] > hi[a]:
+                    inside = False
+            if inside:
+                v = idpad[base + delta[j]]
+                if v >= 0:
+                    out[got] = v
+                    got += 1
+    _ring_range(shape, ring, r, lo, hi)
+    nmax = start[r + 1] - start[r]
+    buf_id = np.empty(nmax, dtype=np.int32)
+    buf_off = np.empty(nmax, dtype=np.int64)
+    _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, buf_id, buf_off)
+    for p in range(m):
+        out[got + p] = buf_id[p]
+    return out
