@@ -20,7 +20,7 @@ import numpy as np
 from ..._jit import njit
 
 __all__ = ["prefix_table", "mesh_scores", "mesh_fill", "tie_parts", "ball_counts", "torus_weights", "torus_set",
-           "shell_offsets"]
+           "shell_offsets", "cross_sections"]
 
 
 def prefix_table(grid: np.ndarray, ring) -> tuple[np.ndarray, np.ndarray]:
@@ -258,19 +258,20 @@ def tie_parts(P, Q, st, shape, lo, hi, last, inner, k, sr, cand):
 
 def shell_offsets(radius: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The offsets of the cube [-radius, radius]^d sorted by L-infinity norm,
-    then L1 norm; where each L-infinity shell starts (radius + 2 entries);
+    then L1 norm, then as node ids (the last axis first); where each
+    L-infinity shell starts (radius + 2 entries);
     where each group of one (L-infinity, L1) norm starts, and the first
     group of each shell.
 
     >>> offs, start, groups, first = shell_offsets(1, 2)
     >>> offs[:3].tolist(), start.tolist(), groups.tolist(), first.tolist()
-    ([[0, 0], [-1, 0], [0, -1]], [0, 1, 9], [0, 1, 5, 9], [0, 1, 3])
+    ([[0, 0], [0, -1], [-1, 0]], [0, 1, 9], [0, 1, 5, 9], [0, 1, 3])
     """
     axis = np.arange(-radius, radius + 1, dtype=np.int64)
     offs = np.stack(np.meshgrid(*[axis] * d, indexing="ij"), axis=-1).reshape(-1, d)
     a = np.abs(offs)
     linf, l1 = a.max(axis=1), a.sum(axis=1)
-    order = np.lexsort((l1, linf))
+    order = np.lexsort(tuple(offs[:, a] for a in range(d)) + (l1, linf))
     offs, linf, l1 = np.ascontiguousarray(offs[order]), linf[order], l1[order]
     start = np.searchsorted(linf, np.arange(radius + 2)).astype(np.int64)
     key = linf * (d * radius + 1) + l1
@@ -341,10 +342,14 @@ def _axis_weight(h, lo, hi, side, wrap, R):
 
 
 @njit(cache=True)
-def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, buf_id, buf_off):
+def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off):
     """The m cells taken from shell r around a centre (padded index
     ``base``): the free cells of the shell by L1 norm, then node id.
-    Writes them to the front of ``buf_id`` / ``buf_off`` (offset rows)."""
+    Writes them to the front of ``buf_id`` / ``buf_off`` (offset rows).
+
+    Within a group of one L1 norm the offsets come in node-id order unless
+    the centre's window wraps (``wraps``); then the smallest ids of the
+    group that completes the set are selected (their order is not kept)."""
     d = offs.shape[1]
     clipped = False
     for a in range(d):
@@ -374,28 +379,63 @@ def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, buf_id, b
                 got += 1 + (v >> 31)  # branch-free: v is -1 on a busy cell
         if got >= m:
             break
-    # the level that completes the set: its cells by node id (insertion sort)
-    for p in range(level + 1, got):
-        vi = buf_id[p]
-        vo = buf_off[p]
-        q = p - 1
-        while q >= level and buf_id[q] > vi:
-            buf_id[q + 1] = buf_id[q]
-            buf_off[q + 1] = buf_off[q]
-            q -= 1
-        buf_id[q + 1] = vi
-        buf_off[q + 1] = vo
+    if wraps and got > m:
+        _select(buf_id, buf_off, level, got, m)
+
+
+@njit(cache=True)
+def _select(ids, rows, left, stop, m):
+    """Reorder ``ids[left:stop]`` (distinct, with ``rows`` alongside) so
+    that the entries before position m are the smallest (Hoare's select)."""
+    right = stop - 1
+    target = m - 1
+    while left < right:
+        pivot = ids[(left + right) // 2]
+        i = left
+        j = right
+        while i <= j:
+            while ids[i] < pivot:
+                i += 1
+            while ids[j] > pivot:
+                j -= 1
+            if i <= j:
+                t = ids[i]
+                ids[i] = ids[j]
+                ids[j] = t
+                u = rows[i]
+                rows[i] = rows[j]
+                rows[j] = u
+                i += 1
+                j -= 1
+        if target <= j:
+            right = j
+        elif target >= i:
+            left = i
+        else:
+            break
+
+
+@njit(cache=True)
+def _wraps(shape, ring, c, lo, hi):
+    """True when the window [c + lo, c + hi] crosses the seam of a ring."""
+    for a in range(len(shape)):
+        if ring[a] and (c[a] + lo[a] < 0 or c[a] + hi[a] >= shape[a]):
+            return True
+    return False
 
 
 @njit(cache=True)
 def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start, groups, first, R,
-                  cutoff, order):
+                  sections, which):
     """W (the sum of torus L1 distances over pairs) of each centre's set
-    (the k nearest free cells by L-infinity, L1, node id), visiting the
-    centres in ``order``; a centre whose lower bound exceeds ``cutoff`` (or
-    the least W found so far) is skipped (W = -1)."""
+    (the k nearest free cells by L-infinity, L1, node id).
+
+    The inner ball's count per slab of each axis is read from
+    ``sections[which[i], a]`` (the free cells of the cross-section through
+    a padded cell, :func:`cross_sections`) when ``which[i] >= 0``, else
+    counted with the prefix table."""
     n, d = cells.shape
-    W = np.full(n, -1, dtype=np.int64)
+    W = np.empty(n, dtype=np.int64)
     lo = np.empty(d, dtype=np.int64)
     hi = np.empty(d, dtype=np.int64)
     slo = np.empty(d, dtype=np.int64)
@@ -408,30 +448,35 @@ def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, of
         nmax = max(nmax, start[r + 1] - start[r])
     buf_id = np.empty(nmax, dtype=np.int32)
     buf_off = np.empty(nmax, dtype=np.int64)
-    best = cutoff
-    for u in range(n):
-        i = order[u]
+    for i in range(n):
         r = last[i]
         m = k - inner[i]
         for a in range(d):
-            for t in range(2 * R + 1):
+            for t in range(R - r, R + r + 1):
                 h[a, t] = 0
-        if r > 0:
-            _ring_range(shape, ring, r - 1, lo, hi)
-            for a in range(d):
-                for b in range(d):
-                    slo[b] = lo[b]
-                    shi[b] = hi[b]
-                for t in range(lo[a], hi[a] + 1):
-                    slo[a] = t
-                    shi[a] = t
-                    if _window(shape, ring, cells[i], slo, shi, a0, a1):
-                        h[a, t + R] = _box(P, st, a0, a1)
-        _ring_range(shape, ring, r, lo, hi)
         base = 0
         for a in range(d):
             base += (cells[i, a] + pad[a]) * pst[a]
-        _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, buf_id, buf_off)
+        if r > 0:
+            _ring_range(shape, ring, r - 1, lo, hi)
+            q = which[i]
+            if q >= 0:
+                for a in range(d):
+                    for t in range(lo[a], hi[a] + 1):
+                        h[a, t + R] = sections[q, a, base + t * pst[a]]
+            else:
+                for a in range(d):
+                    for b in range(d):
+                        slo[b] = lo[b]
+                        shi[b] = hi[b]
+                    for t in range(lo[a], hi[a] + 1):
+                        slo[a] = t
+                        shi[a] = t
+                        if _window(shape, ring, cells[i], slo, shi, a0, a1):
+                            h[a, t + R] = _box(P, st, a0, a1)
+        _ring_range(shape, ring, r, lo, hi)
+        wraps = _wraps(shape, ring, cells[i], lo, hi)
+        _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off)
         for p in range(m):
             j = buf_off[p]
             for a in range(d):
@@ -440,9 +485,46 @@ def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, of
         for a in range(d):
             w += _axis_weight(h[a], lo[a], hi[a], shape[a], ring[a], R)
         W[i] = w
-        if w < best:
-            best = w
     return W
+
+
+def cross_sections(occupied: np.ndarray, radius: int) -> np.ndarray:
+    """Per axis a and padded cell x: the occupied cells y with y_a = x_a and
+    |y_b - x_b| <= radius on every other axis, flattened, shape (d, cells);
+    exact where those windows stay inside the grid (0 elsewhere).
+
+    >>> cross_sections(np.ones((3, 3), dtype=np.int32), 1)[:, 4].tolist()
+    [3, 3]
+    """
+    d = occupied.ndim
+    out = np.zeros((d,) + occupied.shape, dtype=np.int32)
+    done = {}  # the filtered grids by the set of axes filtered so far, shared
+
+    def filtered(axes):
+        if not axes:
+            return occupied.astype(np.int32)
+        key = tuple(axes)
+        if key not in done:
+            g = filtered(axes[:-1])
+            b = axes[-1]
+            size = g.shape[b]
+            res = np.zeros_like(g)
+            if size > 2 * radius:
+                c = np.cumsum(g, axis=b, dtype=np.int32)
+
+                def at(lo, hi):
+                    idx = [slice(None)] * d
+                    idx[b] = slice(lo, hi)
+                    return tuple(idx)
+
+                res[at(radius, radius + 1)] = c[at(2 * radius, 2 * radius + 1)]
+                res[at(radius + 1, size - radius)] = c[at(2 * radius + 1, size)] - c[at(0, size - 2 * radius - 1)]
+            done[key] = res
+        return done[key]
+
+    for a in range(d):
+        out[a] = filtered([b for b in range(d) if b != a])
+    return out.reshape(d, -1)
 
 
 @njit(cache=True)
@@ -473,7 +555,8 @@ def torus_set(idpad, pst, pad, shape, ring, cell, r, m, k, offs, delta, start, g
     nmax = start[r + 1] - start[r]
     buf_id = np.empty(nmax, dtype=np.int32)
     buf_off = np.empty(nmax, dtype=np.int64)
-    _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, buf_id, buf_off)
+    _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, _wraps(shape, ring, cell, lo, hi), buf_id,
+                buf_off)
     for p in range(m):
         out[got + p] = buf_id[p]
     return out

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from ..._subset import metric_subset_result
-from ._mcgrid import ball_counts, prefix_table, shell_offsets, torus_set, torus_weights
+from ._mcgrid import ball_counts, cross_sections, prefix_table, shell_offsets, torus_set, torus_weights
 from ._median import gen_alg_guarantee
 
 __all__ = ["SMALL", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"]
@@ -31,6 +31,26 @@ SMALL = 512
 def _node_strides(shape) -> np.ndarray:
     # node id of (x, y, z) = x + W * (y + H * z): x varies fastest
     return np.concatenate(([1], np.cumprod(shape[:-1]))).astype(np.int64)
+
+
+def _sections(ids: np.ndarray, last: np.ndarray, shape, ring, pad):
+    """The cross-section grids (:func:`cross_sections` of the padded free
+    grid) for the inner radii r - 1 shared by many centres (up to four),
+    and per centre which one serves it (-1: the prefix table does)."""
+    rho = last - 1
+    ok = rho >= 0
+    for side, wrap in zip(shape, ring):
+        if wrap:
+            ok &= rho <= (side - 1) // 2
+    counts = np.bincount(rho[ok], minlength=1) if ok.any() else np.zeros(1, dtype=np.int64)
+    common = [int(v) for v in np.argsort(-counts, kind="stable")[:4] if counts[v] >= max(8, len(last) // 64)]
+    which = np.full(len(last), -1, dtype=np.int64)
+    occupied = (ids >= 0).astype(np.int32)
+    grids = np.zeros((max(1, len(common)), len(shape), ids.size), dtype=np.int32)
+    for q, v in enumerate(common):
+        grids[q] = cross_sections(occupied, v)
+        which[ok & (rho == v)] = q
+    return grids, which
 
 
 def grid_mc1x1(free_grid: np.ndarray, ring, k: int):
@@ -62,9 +82,9 @@ def grid_mc1x1(free_grid: np.ndarray, ring, k: int):
     idpad = ids.ravel()
     offs, start, groups, first = shell_offsets(R, d)
     delta = offs @ pst
+    sections, which = _sections(ids, last, shape, ring, pad)
     W = torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start, groups, first, R,
-                      np.iinfo(np.int64).max, np.arange(len(cells)))
-    W = np.where(W < 0, np.iinfo(np.int64).max, W)
+                      sections, which)
     c = int(np.argmin(W))  # the first least W in node-id order
     chosen = np.sort(torus_set(idpad, pst, pad, shape, ring, cells[c], int(last[c]), int(k - inner[c]), k, offs,
                                delta, start, groups, first))
