@@ -85,6 +85,24 @@ def test_mesh_matches_the_dense_version(seed):
         same_mesh(*random_mesh(rng))
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_sparse_mesh_path_matches_the_dense_version(seed, monkeypatch):
+    """The path for a few points on a large mesh (every pair, no grid)."""
+    monkeypatch.setattr(_mc, "_GRID_MAX", 0.0)
+    rng = np.random.default_rng(50 + seed)
+    for _ in range(60):
+        same_mesh(*random_mesh(rng))
+
+
+def test_few_points_on_a_huge_mesh():
+    """A few points spread over a mesh of 3e11 cells: the pairs, no grid."""
+    pts = np.array([[0, 0, 0], [1, 0, 0], [5000, 7000, 9000], [5000, 7001, 9000], [0, 1, 0]])
+    shape = (5001, 7002, 9001)
+    same_mesh(pts, shape, 3, {})
+    r = mc1x1(pts, 3, shape=shape, tie_break="default")
+    assert r.indices.tolist() == [0, 1, 4] and r.extra["n_tied"] == 3
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_torus_matches_the_dense_version(seed):
     rng = np.random.default_rng(100 + seed)
@@ -100,6 +118,10 @@ def test_many_states_match_the_dense_version(seed):
     for _ in range(200):
         same_mesh(*random_mesh(rng))
         same_torus(*random_torus(rng))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_mc, "_GRID_MAX", 0.0)
+        for _ in range(100):
+            same_mesh(*random_mesh(rng))
     for _ in range(20):  # beyond SMALL free nodes: the near-linear bounds
         pts, shape, k, opts = random_mesh(rng, big=True)
         same_mesh(pts, shape, k, opts, bound=len(pts) <= _mctorus.SMALL)

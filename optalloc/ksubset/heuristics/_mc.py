@@ -9,8 +9,12 @@ import numpy as np
 
 from .._common import make_result, validate_k, validate_points, weights_of_sets
 from ..bounds._lattice import TOWN_2D, TOWN_3D, heuristic_bound
+from ._mcdense import dense_choice
 from ._mcgrid import mesh_fill, mesh_scores, prefix_table, tie_parts
 from ._mctorus import SMALL
+
+#: the largest occupancy grid (cells) the prefix-sum path builds
+_GRID_MAX = float(1 << 25)
 
 
 def validate_mesh(points: np.ndarray, shape) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -124,6 +128,35 @@ def _tie_break(cells, grid, P, st, shape, lo, hi, last, inner, k, tied, vector, 
     return winner, chosen, best, parts
 
 
+def _grid_choice(cells, shape, lo, hi, k, vector):
+    """MC's choice from the prefix-sum table of the occupancy grid:
+    ``(scores, winner, chosen, last shell, extra)``."""
+    n, d = cells.shape
+    dims = np.array(shape, dtype=np.int64)
+    grid = np.zeros(shape, dtype=np.int32)
+    grid[tuple(cells.T)] = 1
+    P, st = prefix_table(grid, (False,) * d)
+    scores, lasts, inner = mesh_scores(P, st, dims, lo, hi, k)
+    best = scores.min()
+    tied = np.flatnonzero(scores == best)
+    index = np.full(shape, -1, dtype=np.int64)
+    index[tuple(cells.T)] = np.arange(n)
+    index = index.ravel()
+
+    def build(c):
+        return mesh_fill(cells, index, dims, lo[c], hi[c], int(lasts[c]), k, c)
+
+    extra = {"score": int(best), "n_tied": int(len(tied))}
+    if vector is None:
+        winner = int(tied[0])
+        chosen = build(winner)
+    else:
+        winner, chosen, best_tb, parts = _tie_break(cells, grid, P, st, dims, lo, hi, lasts, inner, k, tied, vector,
+                                                    build)
+        extra.update({"tie_break": list(vector), "tie_score": best_tb, **parts})
+    return scores, winner, chosen, int(lasts[winner]), extra
+
+
 def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
     """MC1x1 (and MC with a requested shape) on a mesh of free processors.
 
@@ -132,8 +165,9 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
     centred on c when ``request`` is given; MC of Mache, Lo and Windisch).
     The candidate takes as many free processors as possible from each shell
     before the next; its score is the sum of the shell numbers, and the
-    candidate of least score wins.  The last shell is filled greedily by L1
-    distance to the processors already chosen.
+    candidate of least score wins (the first in input order on ties, see
+    Notes).  The last shell is filled greedily by L1 distance to the
+    processors already chosen.
 
     Parameters
     ----------
@@ -182,9 +216,33 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
     smallest-star instance of SAND2003-3702 sec. 5.2.2 shows that it is
     approached.  Any tie-breaking keeps it.
 
-    O(n^2) for the scores (one partial sort per candidate) plus, with
-    tie-breaking, O(t (k + (2 (L + SR) + 1)^d)) for t tied candidates of last
-    shell L.
+    Ties.  The least score wins; among candidates of equal score the first
+    in input order (node-id order when a machine's free nodes are given),
+    or with tie-breaking the first in input order among those of least
+    tie score.  The last shell is filled one cell at a time, each time the
+    cell of least total L1 distance to the cells chosen, the lowest input
+    index on ties.
+
+    Bound.  Up to 512 free cells, the larger of the neighbour and town
+    bounds (:func:`~optalloc.ksubset.neighbour_bound`,
+    :func:`~optalloc.ksubset.town_bound`) and W / guarantee.  Beyond, the
+    bounds that cost nothing more: W / guarantee, the town value (k of at
+    most 49 in the plane, 13 in space) and half the sum of the k least
+    scores, all in the L1 metric.  The last holds because a cell's shell
+    number is at most its L-infinity, so its L1, distance to the centre
+    (which lies in its shell 0): the score of c is at most the sum f(c) of
+    the k smallest L1 distances from c, and ``2 W(OPT) >= sum_{c in OPT}
+    f(c)``.
+
+    Cost.  The free cells in a box are counted with a prefix-sum table of
+    the occupancy grid (2^d reads), so a candidate's shell counts and score
+    cost O(L 2^d) for its last shell L: O(n L 2^d) in all, plus the winner's
+    fill.  With tie-breaking the available, border and inner-wall parts of
+    each tied candidate are box sums too; the greedy fill runs only for the
+    tied candidates whose last shell has free cells on a wall and whose
+    score, over the walls the fill can touch, can still win.  A mesh whose
+    grid has more than 8 n^2 cells (a few points spread far) takes every
+    pair instead: O(n^2).
 
     References
     ----------
@@ -216,29 +274,12 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
         if len(req) != d or req.min() < 1:
             raise ValueError(f"`request` must give {d} positive sizes, got {tuple(request)}")
     lo, hi = _boxes(cells, req)
-    dims = np.array(shape, dtype=np.int64)
-    grid = np.zeros(shape, dtype=np.int64)
-    grid[tuple(cells.T)] = 1
-    P, st = prefix_table(grid, (False,) * d)
-    scores, lasts, inner = mesh_scores(P, st, dims, lo, hi, k)
-    best = scores.min()
-    tied = np.flatnonzero(scores == best)
-    index = np.full(shape, -1, dtype=np.int64)
-    index[tuple(cells.T)] = np.arange(n)
-    index = index.ravel()
-
-    def build(c):
-        return mesh_fill(cells, index, dims, lo[c], hi[c], int(lasts[c]), k, c)
-
-    extra = {"score": int(best), "n_tied": int(len(tied))}
-    if vector is None:
-        winner = int(tied[0])
-        chosen = build(winner)
+    volume = float(np.prod(np.array(shape, dtype=float)))
+    if volume > min(_GRID_MAX, 8.0 * n * n):  # a few points spread far: the pairs cost less
+        scores, n_tied, winner, chosen, last, tie = dense_choice(cells, lo, hi, k, vector, shape)
+        extra = {"score": int(scores.min()), "n_tied": int(n_tied), **tie}
     else:
-        winner, chosen, best_tb, parts = _tie_break(cells, grid, P, st, dims, lo, hi, lasts, inner, k, tied, vector,
-                                                    build)
-        extra.update({"tie_break": list(vector), "tie_score": best_tb, **parts})
-    last = int(lasts[winner])
+        scores, winner, chosen, last, extra = _grid_choice(cells, shape, lo, hi, k, vector)
     extra.update({"centre": pts[winner].tolist(), "centre_index": winner, "last_shell": last})
     if request is None:
         g = 1.0 if k == 1 else d * (2.0 - 2.0 / k)

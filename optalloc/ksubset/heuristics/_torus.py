@@ -21,8 +21,10 @@ so W <= (2 - 2/k) OPT whenever N(c) is the k nearest free nodes by D:
 ``mc1x1``
     every free node is a centre, N(c) its k nearest free nodes by the
     torus L-infinity distance (shells; ties by torus distance, then node
-    id).  With D_inf <= D <= d D_inf the chain above gives d (2 - 2/k),
-    the mesh's figure.  The mesh's tie-breaking and requested shapes are
+    id); the set of least W wins, the first centre in node-id order on
+    ties.  With D_inf <= D <= d D_inf the chain above gives d (2 - 2/k),
+    the mesh's figure.  It is counted on the free grid with prefix sums,
+    without the distance matrix (:mod:`._mctorus`).  The mesh's tie-breaking and requested shapes are
     not defined with wrap and are refused.
 
 Distances are per axis ``min(|a - b|, L - |a - b|)`` on a wrapped axis of
