@@ -15,12 +15,14 @@ are enumerated cell by cell, over their last shell only.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._jit import njit
 
 __all__ = ["prefix_table", "mesh_scores", "mesh_fill", "tie_parts", "ball_counts", "torus_weights", "torus_set",
-           "shell_offsets", "cross_sections"]
+           "shell_offsets", "cross_sections", "torus_distances"]
 
 
 def prefix_table(grid: np.ndarray, ring) -> tuple[np.ndarray, np.ndarray]:
@@ -256,6 +258,7 @@ def tie_parts(P, Q, st, shape, lo, hi, last, inner, k, sr, cand):
 # -- torus: the k nearest by (L-infinity, L1, node id) --------------------------
 
 
+@functools.lru_cache(maxsize=16)
 def shell_offsets(radius: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The offsets of the cube [-radius, radius]^d sorted by L-infinity norm,
     then L1 norm, then as node ids (the last axis first); where each
@@ -278,6 +281,8 @@ def shell_offsets(radius: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     groups = np.concatenate((np.flatnonzero(np.diff(key)) + 1, [len(key)]))
     groups = np.concatenate(([0], groups)).astype(np.int64)
     first = np.searchsorted(groups, start).astype(np.int64)
+    for arr in (offs, start, groups, first):
+        arr.setflags(write=False)  # cached: shared by every call
     return offs, start, groups, first
 
 
@@ -342,7 +347,8 @@ def _axis_weight(h, lo, hi, side, wrap, R):
 
 
 @njit(cache=True)
-def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off):
+def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off, tmp_id, tmp_off,
+                counts):
     """The m cells taken from shell r around a centre (padded index
     ``base``): the free cells of the shell by L1 norm, then node id.
     Writes them to the front of ``buf_id`` / ``buf_off`` (offset rows).
@@ -380,39 +386,59 @@ def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, bu
         if got >= m:
             break
     if wraps and got > m:
-        _select(buf_id, buf_off, level, got, m)
+        _select(buf_id, buf_off, level, got, m, tmp_id, tmp_off, counts)
 
 
 @njit(cache=True)
-def _select(ids, rows, left, stop, m):
+def _select(ids, rows, left, stop, m, tmp_id, tmp_row, counts):
     """Reorder ``ids[left:stop]`` (distinct, with ``rows`` alongside) so
-    that the entries before position m are the smallest (Hoare's select)."""
-    right = stop - 1
-    target = m - 1
-    while left < right:
-        pivot = ids[(left + right) // 2]
-        i = left
-        j = right
-        while i <= j:
-            while ids[i] < pivot:
-                i += 1
-            while ids[j] > pivot:
-                j -= 1
-            if i <= j:
-                t = ids[i]
-                ids[i] = ids[j]
-                ids[j] = t
-                u = rows[i]
-                rows[i] = rows[j]
-                rows[j] = u
-                i += 1
-                j -= 1
-        if target <= j:
-            right = j
-        elif target >= i:
-            left = i
-        else:
-            break
+    that the entries before position m are the smallest.
+
+    The ids are bucketed by value into at most 64 ranges (one pass to
+    count); the ranges below the one that holds the m-th smallest are
+    taken whole, that one is sorted (it holds few ids: a group's cells lie
+    in a few planes of the machine)."""
+    lo = ids[left]
+    hi = ids[left]
+    for p in range(left, stop):
+        lo = min(lo, ids[p])
+        hi = max(hi, ids[p])
+    shift = 0
+    while ((hi - lo) >> shift) >= 64:
+        shift += 1
+    for b in range(65):
+        counts[b] = 0
+    for p in range(left, stop):
+        counts[(ids[p] - lo) >> shift] += 1
+    need = m - left
+    below = 0
+    b = 0
+    while below + counts[b] < need:
+        below += counts[b]
+        b += 1
+    w = left
+    c = 0
+    for p in range(left, stop):
+        bucket = (ids[p] - lo) >> shift
+        if bucket < b:
+            tmp_id[w - left] = ids[p]
+            tmp_row[w - left] = rows[p]
+            w += 1
+    for p in range(left, stop):
+        if (ids[p] - lo) >> shift == b:
+            v = ids[p]
+            r = rows[p]
+            q = below + c - 1
+            while q >= below and tmp_id[q] > v:
+                tmp_id[q + 1] = tmp_id[q]
+                tmp_row[q + 1] = tmp_row[q]
+                q -= 1
+            tmp_id[q + 1] = v
+            tmp_row[q + 1] = r
+            c += 1
+    for p in range(need):
+        ids[left + p] = tmp_id[p]
+        rows[left + p] = tmp_row[p]
 
 
 @njit(cache=True)
@@ -448,6 +474,9 @@ def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, of
         nmax = max(nmax, start[r + 1] - start[r])
     buf_id = np.empty(nmax, dtype=np.int32)
     buf_off = np.empty(nmax, dtype=np.int64)
+    tmp_id = np.empty(nmax, dtype=np.int32)
+    tmp_off = np.empty(nmax, dtype=np.int64)
+    counts = np.empty(65, dtype=np.int64)
     for i in range(n):
         r = last[i]
         m = k - inner[i]
@@ -476,7 +505,8 @@ def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, of
                             h[a, t + R] = _box(P, st, a0, a1)
         _ring_range(shape, ring, r, lo, hi)
         wraps = _wraps(shape, ring, cells[i], lo, hi)
-        _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off)
+        _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off, tmp_id, tmp_off,
+                    counts)
         for p in range(m):
             j = buf_off[p]
             for a in range(d):
@@ -556,7 +586,26 @@ def torus_set(idpad, pst, pad, shape, ring, cell, r, m, k, offs, delta, start, g
     buf_id = np.empty(nmax, dtype=np.int32)
     buf_off = np.empty(nmax, dtype=np.int64)
     _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, _wraps(shape, ring, cell, lo, hi), buf_id,
-                buf_off)
+                buf_off, np.empty(nmax, dtype=np.int32), np.empty(nmax, dtype=np.int64), np.empty(65, dtype=np.int64))
     for p in range(m):
         out[got + p] = buf_id[p]
+    return out
+
+
+@njit(cache=True)
+def torus_distances(points, shape, ring):
+    """The (k, k) matrix of torus distances (L1 of the per-axis ring
+    distances) between integer points."""
+    k, d = points.shape
+    out = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            t = 0
+            for a in range(d):
+                g = abs(points[i, a] - points[j, a])
+                if ring[a] and shape[a] - g < g:
+                    g = shape[a] - g
+                t += g
+            out[i, j] = t
+            out[j, i] = t
     return out

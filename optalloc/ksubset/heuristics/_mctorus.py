@@ -17,7 +17,15 @@ import time
 import numpy as np
 
 from ..._subset import metric_subset_result
-from ._mcgrid import ball_counts, cross_sections, prefix_table, shell_offsets, torus_set, torus_weights
+from ._mcgrid import (
+    ball_counts,
+    cross_sections,
+    prefix_table,
+    shell_offsets,
+    torus_distances,
+    torus_set,
+    torus_weights,
+)
 from ._median import gen_alg_guarantee
 
 __all__ = ["SMALL", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"]
@@ -64,10 +72,9 @@ def grid_mc1x1(free_grid: np.ndarray, ring, k: int):
     shape = np.array(free_grid.shape, dtype=np.int64)
     d = len(shape)
     ring = np.array([bool(w) for w in ring], dtype=np.bool_)
-    cells = np.argwhere(free_grid).astype(np.int64)
+    # the centres in node-id order: the transposed grid's cells, x last
+    cells = np.ascontiguousarray(np.argwhere(free_grid.T)[:, ::-1], dtype=np.int64)
     node = cells @ _node_strides(shape)
-    order = np.argsort(node, kind="stable")  # centres in node-id order
-    cells, node = np.ascontiguousarray(cells[order]), node[order]
     P, st = prefix_table(free_grid, ring)
     last, inner, score = ball_counts(P, st, shape, ring, cells, k)
     R = int(last.max())
@@ -91,15 +98,6 @@ def grid_mc1x1(free_grid: np.ndarray, ring, k: int):
     return chosen, int(W[c]), int(node[c]), node, score
 
 
-def _distances(points: np.ndarray, shape, ring) -> np.ndarray:
-    """The (k, k) torus distance matrix of the chosen points."""
-    gap = np.abs(points[:, None, :] - points[None, :, :])
-    for a, (side, wrap) in enumerate(zip(shape, ring)):
-        if wrap:
-            gap[:, :, a] = np.minimum(gap[:, :, a], side - gap[:, :, a])
-    return gap.sum(axis=2).astype(float)
-
-
 def grid_result(free_grid, ring, k, *, start=None):
     """MC1x1 on a torus as a :class:`~optalloc.SubsetResult` over node ids.
 
@@ -121,8 +119,9 @@ def grid_result(free_grid, ring, k, *, start=None):
     if len(nodes) > SMALL:
         bound = max(bound, 0.5 * float(np.partition(score, k - 1)[:k].sum()))
     # coordinates of the chosen ids: x fastest
-    pts = np.stack(np.unravel_index(chosen, shape, order="F"), axis=1).astype(float)
-    D = _distances(pts, shape, ring)
+    cells = np.stack(np.unravel_index(chosen, shape, order="F"), axis=1).astype(np.int64)
+    D = torus_distances(cells, np.array(shape, dtype=np.int64), np.array([bool(w) for w in ring]))
+    pts = cells.astype(float)
     return metric_subset_result(D, np.arange(len(chosen)), ids=chosen, coords=pts, method="mc1x1", start=start,
                                 guarantee=g, bound=bound, extra={"centres": len(nodes)})
 
