@@ -287,10 +287,25 @@ def shell_offsets(radius: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 @njit(cache=True)
+def _ball(P, st, shape, ring, c, s, lo, hi, a0, a1):
+    """Free cells within L-infinity distance s of cell c (with wrap)."""
+    _ring_range(shape, ring, s, lo, hi)
+    _window(shape, ring, c, lo, hi, a0, a1)
+    return _box(P, st, a0, a1)
+
+
+@njit(cache=True)
 def ball_counts(P, st, shape, ring, cells, k):
     """Per centre: the radius r of the first L-infinity ball (with wrap)
-    holding k free cells, the free cells of the ball of radius r - 1 and
-    the sum of the k smallest L-infinity distances (the MC score)."""
+    holding k free cells, the free cells of the ball of radius r - 1, and
+    a lower bound on the sum of the k smallest L-infinity distances (the
+    MC score) from those two counts alone.
+
+    The search for r starts from the previous centre's (a neighbour, as
+    the centres come in node-id order).  The score is ``sum_{s < r} (k -
+    N(s))`` for N(s) the free cells of the ball of radius s; N(s) is at
+    most N(r - 1) and at most the cells of that ball, which gives the bound.
+    """
     n, d = cells.shape
     last = np.empty(n, dtype=np.int64)
     inner = np.empty(n, dtype=np.int64)
@@ -299,22 +314,33 @@ def ball_counts(P, st, shape, ring, cells, k):
     hi = np.empty(d, dtype=np.int64)
     a0 = np.empty(d, dtype=np.int64)
     a1 = np.empty(d, dtype=np.int64)
+    r = 0
     for i in range(n):
-        prev = 0
-        acc = 0
-        s = 0
-        while True:
-            _ring_range(shape, ring, s, lo, hi)
-            _window(shape, ring, cells[i], lo, hi, a0, a1)
-            cnt = _box(P, st, a0, a1)
-            if cnt >= k:
-                acc += s * (k - prev)
+        c = cells[i]
+        # the least r with N(r) >= k: up from r while short, down while r - 1 suffices
+        cnt = _ball(P, st, shape, ring, c, r, lo, hi, a0, a1)
+        while cnt < k:
+            r += 1
+            cnt = _ball(P, st, shape, ring, c, r, lo, hi, a0, a1)
+        below = 0
+        while r > 0:
+            below = _ball(P, st, shape, ring, c, r - 1, lo, hi, a0, a1)
+            if below < k:
                 break
-            acc += s * (cnt - prev)
-            prev = cnt
-            s += 1
-        last[i] = s
-        inner[i] = prev
+            r -= 1
+        if r == 0:
+            below = 0
+        last[i] = r
+        inner[i] = below
+        acc = 0
+        for s in range(r):
+            vol = 1
+            for a in range(d):
+                side = 2 * s + 1
+                if ring[a] and shape[a] < side:
+                    side = shape[a]
+                vol *= side
+            acc += k - min(below, vol)
         score[i] = acc
     return last, inner, score
 

@@ -66,8 +66,9 @@ def grid_mc1x1(free_grid: np.ndarray, ring, k: int):
     ``shape[a]``, node id ``sum_a x_a S_a`` with x fastest).
 
     Returns ``(ids, W, centre id, centres, scores)``: the chosen node ids
-    (sorted), their W, the winning centre, the free nodes' ids and their
-    MC scores (sum of the k smallest L-infinity distances, for the bound).
+    (sorted), their W, the winning centre, the free nodes' ids and lower
+    bounds of their MC scores (sum of the k smallest L-infinity distances,
+    for the bound).
     """
     shape = np.array(free_grid.shape, dtype=np.int64)
     d = len(shape)
@@ -103,12 +104,13 @@ def grid_result(free_grid, ring, k, *, start=None):
 
     The bound holds in the torus metric (per axis ``min(|a - b|, L - |a - b|)``
     on a wrapped axis, summed over axes).  It is W / guarantee, and beyond
-    :data:`SMALL` free nodes also half the sum of the k least MC scores:
-    the score of a free node c is the sum of the k smallest L-infinity
-    distances from c, at most the sum f(c) of the k smallest torus
-    distances from c; for an optimal set S, ``2 W(S) = sum_{c in S}
-    sum_{v in S} D(c, v) >= sum_{c in S} f(c)``, at least the sum of the k
-    least values of f over the free nodes.
+    :data:`SMALL` free nodes also half the sum of the k least MC scores
+    (lower bounds of them, from the two ball counts of each centre, see
+    :func:`ball_counts`): the score of a free node c is the sum of the k
+    smallest L-infinity distances from c, at most the sum f(c) of the k
+    smallest torus distances from c; for an optimal set S, ``2 W(S) =
+    sum_{c in S} sum_{v in S} D(c, v) >= sum_{c in S} f(c)``, at least the
+    sum of the k least values of f over the free nodes.
     """
     start = time.perf_counter() if start is None else start
     chosen, w, centre, nodes, score = grid_mc1x1(free_grid, ring, k)
