@@ -17,15 +17,8 @@ import time
 import numpy as np
 
 from ..._subset import metric_subset_result
-from ._mcgrid import (
-    ball_counts,
-    cross_sections,
-    prefix_table,
-    shell_offsets,
-    torus_distances,
-    torus_set,
-    torus_weights,
-)
+from ._mcgrid import prefix_table
+from ._mcshell import ball_counts, cross_sections, shell_offsets, torus_distances, torus_set, torus_weights
 from ._median import gen_alg_guarantee
 
 __all__ = ["SMALL", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"]
