@@ -309,6 +309,22 @@ def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, of
     return W
 
 
+@njit(cache=True)
+def _slide(g, out, radius):
+    """``out[..., x] = sum of g[..., x - radius : x + radius + 1]`` along
+    the last axis of 3-axis arrays, where the window fits (out is zero)."""
+    X, Y, N = g.shape
+    for i in range(X):
+        for j in range(Y):
+            s = 0
+            for t in range(2 * radius + 1):
+                s += g[i, j, t]
+            for x in range(radius, N - radius):
+                out[i, j, x] = s
+                if x + radius + 1 < N:
+                    s += g[i, j, x + radius + 1] - g[i, j, x - radius]
+
+
 def cross_sections(occupied: np.ndarray, radius: int) -> np.ndarray:
     """Per axis a and padded cell x: the occupied cells y with y_a = x_a and
     |y_b - x_b| <= radius on every other axis, flattened, shape (d, cells);
@@ -331,15 +347,21 @@ def cross_sections(occupied: np.ndarray, radius: int) -> np.ndarray:
             size = g.shape[b]
             res = np.zeros_like(g)
             if size > 2 * radius:
-                c = np.cumsum(g, axis=b, dtype=np.int32)
+                if d <= 3:  # one compiled pass along the axis (views put it last)
+                    shape3 = (1,) * (3 - d) + g.shape
+                    _slide(np.moveaxis(g.reshape(shape3), b + 3 - d, -1),
+                           np.moveaxis(res.reshape(shape3), b + 3 - d, -1), radius)
+                else:
+                    c = np.cumsum(g, axis=b, dtype=np.int32)
 
-                def at(lo, hi):
-                    idx = [slice(None)] * d
-                    idx[b] = slice(lo, hi)
-                    return tuple(idx)
+                    def at(lo, hi):
+                        idx = [slice(None)] * d
+                        idx[b] = slice(lo, hi)
+                        return tuple(idx)
 
-                res[at(radius, radius + 1)] = c[at(2 * radius, 2 * radius + 1)]
-                res[at(radius + 1, size - radius)] = c[at(2 * radius + 1, size)] - c[at(0, size - 2 * radius - 1)]
+                    res[at(radius, radius + 1)] = c[at(2 * radius, 2 * radius + 1)]
+                    res[at(radius + 1, size - radius)] = (c[at(2 * radius + 1, size)]
+                                                          - c[at(0, size - 2 * radius - 1)])
             done[key] = res
         return done[key]
 
