@@ -138,11 +138,13 @@ def _axis_weight(h, lo, hi, side, wrap, R):
 
 
 @njit(cache=True)
-def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off, tmp_id, tmp_off,
-                counts):
+def _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off, tmp_id,
+                tmp_off, counts):
     """The m cells taken from shell r around a centre (padded index
     ``base``): the free cells of the shell by L1 norm, then node id.
-    Writes them to the front of ``buf_id`` / ``buf_off`` (offset rows).
+    Writes their offset rows to the front of ``buf_off`` (the scan reads
+    the byte grid ``freepad``; node ids, in ``buf_id``, are read only for
+    the group that completes the set when the window wraps).
 
     Within a group of one L1 norm the offsets come in node-id order unless
     the centre's window wraps (``wraps``); then the smallest ids of the
@@ -170,13 +172,13 @@ def _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, bu
                         got += 1
         else:
             for j in range(groups[g], groups[g + 1]):
-                v = idpad[base + delta[j]]
-                buf_id[got] = v
                 buf_off[got] = j
-                got += 1 + (v >> 31)  # branch-free: v is -1 on a busy cell
+                got += freepad[base + delta[j]]  # branch-free
         if got >= m:
             break
     if wraps and got > m:
+        for p in range(level, got):
+            buf_id[p] = idpad[base + delta[buf_off[p]]]
         _select(buf_id, buf_off, level, got, m, tmp_id, tmp_off, counts)
 
 
@@ -242,8 +244,8 @@ def _wraps(shape, ring, c, lo, hi):
 
 
 @njit(cache=True)
-def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start, groups, first, R,
-                  sections, which):
+def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start, groups,
+                  first, R, sections, which):
     """W (the sum of torus L1 distances over pairs) of each centre's set
     (the k nearest free cells by L-infinity, L1, node id).
 
@@ -296,8 +298,8 @@ def torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, of
                             h[a, t + R] = _box(P, st, a0, a1)
         _ring_range(shape, ring, r, lo, hi)
         wraps = _wraps(shape, ring, cells[i], lo, hi)
-        _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off, tmp_id, tmp_off,
-                    counts)
+        _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off, tmp_id,
+                    tmp_off, counts)
         for p in range(m):
             j = buf_off[p]
             for a in range(d):
@@ -371,7 +373,7 @@ def cross_sections(occupied: np.ndarray, radius: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def torus_set(idpad, pst, pad, shape, ring, cell, r, m, k, offs, delta, start, groups, first):
+def torus_set(idpad, freepad, pst, pad, shape, ring, cell, r, m, k, offs, delta, start, groups, first):
     """The k node ids of one centre's set: its ball of radius r - 1, then
     the m cells of shell r by L1 norm and node id."""
     d = len(shape)
@@ -398,10 +400,11 @@ def torus_set(idpad, pst, pad, shape, ring, cell, r, m, k, offs, delta, start, g
     nmax = start[r + 1] - start[r]
     buf_id = np.empty(nmax, dtype=np.int32)
     buf_off = np.empty(nmax, dtype=np.int64)
-    _last_shell(idpad, base, offs, delta, groups, first, r, m, lo, hi, _wraps(shape, ring, cell, lo, hi), buf_id,
-                buf_off, np.empty(nmax, dtype=np.int32), np.empty(nmax, dtype=np.int64), np.empty(65, dtype=np.int64))
+    _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, _wraps(shape, ring, cell, lo, hi),
+                buf_id, buf_off, np.empty(nmax, dtype=np.int32), np.empty(nmax, dtype=np.int64),
+                np.empty(65, dtype=np.int64))
     for p in range(m):
-        out[got + p] = buf_id[p]
+        out[got + p] = idpad[base + delta[buf_off[p]]]
     return out
 
 

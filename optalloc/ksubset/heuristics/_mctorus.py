@@ -81,14 +81,15 @@ def grid_mc1x1(free_grid: np.ndarray, ring, k: int):
         ids = np.pad(ids, [(0, 0) if w else (R, R) for w in ring], constant_values=-1)
     pst = np.array(ids.strides, dtype=np.int64) // ids.itemsize
     idpad = ids.ravel()
+    freepad = (idpad >= 0).view(np.uint8)
     offs, start, groups, first = shell_offsets(R, d)
     delta = offs @ pst
     sections, which = _sections(ids, last, shape, ring, pad)
-    W = torus_weights(P, st, idpad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start, groups, first, R,
-                      sections, which)
+    W = torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start,
+                      groups, first, R, sections, which)
     c = int(np.argmin(W))  # the first least W in node-id order
-    chosen = np.sort(torus_set(idpad, pst, pad, shape, ring, cells[c], int(last[c]), int(k - inner[c]), k, offs,
-                               delta, start, groups, first))
+    chosen = np.sort(torus_set(idpad, freepad, pst, pad, shape, ring, cells[c], int(last[c]), int(k - inner[c]), k,
+                               offs, delta, start, groups, first))
     return chosen, int(W[c]), int(node[c]), node, score
 
 
