@@ -10,6 +10,7 @@ from ._metric import METRIC_METHODS, gen_alg_hierarchy, machine_problem
 from .engine import exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
 from .heuristics._centres import GRID_TORUS_METHODS
+from .heuristics._mctorus import machine_mc1x1
 from .heuristics._torus import TORUS_METHODS
 from .special import brute, k3, line
 
@@ -107,6 +108,8 @@ def _solve_machine(machine, k, method, options):
     # a dragonfly or fat tree: counts per router, no matrix (a table of block pairs: 2048 groups hold 34 MB)
     if method == "gen-alg" and machine.hierarchy is not None and machine.hierarchy.blocks <= 2048:
         return gen_alg_hierarchy(machine, k)
+    if method == "mc1x1":  # from the free grid, without the distance matrix
+        return machine_mc1x1(machine, k)
     inst = machine_problem(machine, k)
     if "axes" in sig.parameters:
         options = {**options, "axes": inst.axes}

@@ -7,10 +7,14 @@ import time
 
 import numpy as np
 
-from .._common import l1_to_all, make_result, validate_k, validate_points, weights_of_sets
-from ..bounds._lattice import heuristic_bound
+from .._common import make_result, validate_k, validate_points, weights_of_sets
+from ..bounds._lattice import TOWN_2D, TOWN_3D, heuristic_bound
+from ._mcdense import dense_choice
+from ._mcgrid import mesh_fill, mesh_scores, prefix_table, tie_parts
+from ._mctorus import SMALL
 
-_BLOCK = 1 << 23
+#: the largest occupancy grid (cells) the prefix-sum path builds
+_GRID_MAX = float(1 << 25)
 
 
 def validate_mesh(points: np.ndarray, shape) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -60,75 +64,97 @@ def _boxes(centres: np.ndarray, request: np.ndarray):
     return lo, lo + request - 1
 
 
-def _shell_rows(cells: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Shell number of every cell for each box: L-inf distance to the box."""
-    out = np.zeros((len(lo), len(cells)), dtype=np.int32)
-    for a in range(cells.shape[1]):
-        x = cells[None, :, a]
-        gap = np.maximum(np.maximum(lo[:, None, a] - x, x - hi[:, None, a]), 0)
-        np.maximum(out, gap, out=out)
+def _walls(shape) -> np.ndarray:
+    """Per cell of the mesh: the walls it touches (an axis of one cell gives two)."""
+    out = np.zeros(shape, dtype=np.int64)
+    for a, side in enumerate(shape):
+        edge = np.zeros(side, dtype=np.int64)
+        edge[0] += 1
+        edge[side - 1] += 1
+        out += edge.reshape([-1 if b == a else 1 for b in range(len(shape))])
     return out
 
 
-def _allocate(cells: np.ndarray, shells: np.ndarray, k: int, centre: int) -> tuple[np.ndarray, int]:
-    """All points of the inner shells plus a greedy part of the last one.
+def _tie_break(cells, grid, P, st, shape, lo, hi, last, inner, k, tied, vector, build):
+    """The tied candidate of least tie score (the first in input order on
+    ties): its set, last shell, score and parts.
 
-    The last shell is filled one point at a time, each time with the point
-    of least total L1 distance to the points already chosen (lowest index on
-    ties), not in scan order.  Returns (chosen indices, last shell number).
-    """
-    last = int(np.partition(shells, k - 1)[k - 1])
-    chosen = list(np.flatnonzero(shells < last))
-    pool = np.flatnonzero(shells == last)
-    need = k - len(chosen)
-    if not chosen:  # only with last = 0: start from the centre itself
-        chosen.append(centre)
-        pool = pool[pool != centre]
-        need -= 1
-    s = l1_to_all(cells[pool], cells[chosen]).sum(axis=0)
-    taken = np.zeros(len(pool), dtype=bool)
-    for _ in range(need):
-        score = np.where(taken, np.iinfo(np.int64).max, s)
-        j = int(np.argmin(score))
-        taken[j] = True
-        chosen.append(pool[j])
-        s = s + np.abs(cells[pool] - cells[pool[j]]).sum(axis=1)
-    return np.asarray(chosen, dtype=np.intp), last
-
-
-def _tie_score(free_grid, cells, chosen, lo, hi, last, vector) -> tuple[float, dict]:
-    """Tie-breaking score of Johnson, Bunde and Leung (sec. II), any dimension.
-
-    With the max shell M = last + SR and the reverse distance of a cell in
-    shell s equal to M - s + 1:
-    available = sum over unused free cells with s <= M of (M - s + 1);
-    wall = -sum over chosen cells of (M - s + 1) * (walls the cell touches);
-    border = -sum over busy cells in shell last + 1 of (M - s + 1).
+    ``available`` and ``border`` and the inner shells' share of ``wall``
+    are box sums (:func:`tie_parts`); the last shell's share of ``wall``
+    depends on the cells the greedy fill takes, known without the fill when
+    no free cell of that shell touches a wall or the fill takes them all.
+    A candidate is filled only when the bound of its score, over the walls
+    its fill can touch, does not exceed the least score known.
     """
     sr, af, wf, bf = vector
-    shape = np.array(free_grid.shape)
-    top = last + sr
-    reach = max(top, last + 1)
-    a0 = np.maximum(lo - reach, 0)
-    a1 = np.minimum(hi + reach, shape - 1)
-    sl = tuple(slice(int(a), int(b) + 1) for a, b in zip(a0, a1))
-    region_free = free_grid[sl].copy()
-    grids = np.meshgrid(*[np.arange(int(a), int(b) + 1) for a, b in zip(a0, a1)], indexing="ij")
-    shell = np.zeros(region_free.shape, dtype=np.int64)
-    for ax, g in enumerate(grids):
-        shell = np.maximum(shell, np.maximum(np.maximum(lo[ax] - g, g - hi[ax]), 0))
-    # unmark chosen cells: they are not "unused free" cells
-    ch = cells[chosen]
-    region_free[tuple((ch - a0).T)] = False
-    rev = top - shell + 1
-    available = float(rev[region_free & (shell <= top)].sum())
-    s_ch = np.max(np.maximum(np.maximum(lo - ch, ch - hi), 0), axis=1)
-    walls = ((ch == 0).astype(int) + (ch == shape - 1).astype(int)).sum(axis=1)
-    wall = -float(((top - s_ch + 1) * walls).sum())
-    busy = ~free_grid[sl]
-    border = -float(rev[busy & (shell == last + 1)].sum())
-    total = af * available + wf * wall + bf * border
-    return total, {"available": available, "wall": wall + 0.0, "border": border + 0.0}
+    d = len(shape)
+    walls = _walls(tuple(shape))
+    Q, _ = prefix_table(grid * walls, (False,) * d)
+    avail, wall_in, wall_last, cnt_last, busy = tie_parts(P, Q, st, shape, lo, hi, last, inner, k, sr, tied)
+    m = k - inner[tied]
+    known = (wall_last == 0) | (m == cnt_last)
+    fw_lo = np.where(known, wall_last, 0)
+    fw_hi = np.where(known, wall_last, np.minimum(wall_last, 2 * d * m))
+    available = avail.astype(float)
+    border = -(sr * busy).astype(float)
+
+    def score(fw):
+        wall = -(wall_in + (sr + 1) * fw).astype(float)
+        return af * available + wf * wall + bf * border, wall
+
+    s_lo, wall_lo = score(fw_lo)
+    s_hi, _ = score(fw_hi)
+    low, high = np.minimum(s_lo, s_hi), np.maximum(s_lo, s_hi)
+    ceiling = high.min()
+    flat_walls = walls.ravel()
+    winner, best = -1, np.inf
+    sets = {}
+    for u in np.flatnonzero(low <= ceiling):
+        c = int(tied[u])
+        if known[u]:
+            tb, wall = float(s_lo[u]), float(wall_lo[u])
+        else:
+            ch = build(c)
+            sets[c] = ch
+            pts = cells[ch]
+            s_ch = np.max(np.maximum(np.maximum(lo[c] - pts, pts - hi[c]), 0), axis=1)
+            w_ch = flat_walls[np.ravel_multi_index(pts.T, tuple(shape))]
+            wall = -float(((last[c] + sr - s_ch + 1) * w_ch).sum())
+            tb = af * float(available[u]) + wf * wall + bf * float(border[u])
+        if tb < best:
+            winner, best, parts = c, tb, {"available": float(available[u]), "wall": wall + 0.0,
+                                          "border": float(border[u]) + 0.0}
+    chosen = sets[winner] if winner in sets else build(winner)
+    return winner, chosen, best, parts
+
+
+def _grid_choice(cells, shape, lo, hi, k, vector):
+    """MC's choice from the prefix-sum table of the occupancy grid:
+    ``(scores, winner, chosen, last shell, extra)``."""
+    n, d = cells.shape
+    dims = np.array(shape, dtype=np.int64)
+    grid = np.zeros(shape, dtype=np.int32)
+    grid[tuple(cells.T)] = 1
+    P, st = prefix_table(grid, (False,) * d)
+    scores, lasts, inner = mesh_scores(P, st, dims, lo, hi, k)
+    best = scores.min()
+    tied = np.flatnonzero(scores == best)
+    index = np.full(shape, -1, dtype=np.int64)
+    index[tuple(cells.T)] = np.arange(n)
+    index = index.ravel()
+
+    def build(c):
+        return mesh_fill(cells, index, dims, lo[c], hi[c], int(lasts[c]), k, c)
+
+    extra = {"score": int(best), "n_tied": int(len(tied))}
+    if vector is None:
+        winner = int(tied[0])
+        chosen = build(winner)
+    else:
+        winner, chosen, best_tb, parts = _tie_break(cells, grid, P, st, dims, lo, hi, lasts, inner, k, tied, vector,
+                                                    build)
+        extra.update({"tie_break": list(vector), "tie_score": best_tb, **parts})
+    return scores, winner, chosen, int(lasts[winner]), extra
 
 
 def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
@@ -139,8 +165,9 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
     centred on c when ``request`` is given; MC of Mache, Lo and Windisch).
     The candidate takes as many free processors as possible from each shell
     before the next; its score is the sum of the shell numbers, and the
-    candidate of least score wins.  The last shell is filled greedily by L1
-    distance to the processors already chosen.
+    candidate of least score wins (the first in input order on ties, see
+    Notes).  The last shell is filled greedily by L1 distance to the
+    processors already chosen.
 
     Parameters
     ----------
@@ -189,9 +216,33 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
     smallest-star instance of SAND2003-3702 sec. 5.2.2 shows that it is
     approached.  Any tie-breaking keeps it.
 
-    O(n^2) for the scores (one partial sort per candidate) plus, with
-    tie-breaking, O(t (k + (2 (L + SR) + 1)^d)) for t tied candidates of last
-    shell L.
+    Ties.  The least score wins; among candidates of equal score the first
+    in input order (node-id order when a machine's free nodes are given),
+    or with tie-breaking the first in input order among those of least
+    tie score.  The last shell is filled one cell at a time, each time the
+    cell of least total L1 distance to the cells chosen, the lowest input
+    index on ties.
+
+    Bound.  Up to 512 free cells, the larger of the neighbour and town
+    bounds (:func:`~optalloc.ksubset.neighbour_bound`,
+    :func:`~optalloc.ksubset.town_bound`) and W / guarantee.  Beyond, the
+    bounds that cost nothing more: W / guarantee, the town value (k of at
+    most 49 in the plane, 13 in space) and half the sum of the k least
+    scores, all in the L1 metric.  The last holds because a cell's shell
+    number is at most its L-infinity, so its L1, distance to the centre
+    (which lies in its shell 0): the score of c is at most the sum f(c) of
+    the k smallest L1 distances from c, and ``2 W(OPT) >= sum_{c in OPT}
+    f(c)``.
+
+    Cost.  The free cells in a box are counted with a prefix-sum table of
+    the occupancy grid (2^d reads), so a candidate's shell counts and score
+    cost O(L 2^d) for its last shell L: O(n L 2^d) in all, plus the winner's
+    fill.  With tie-breaking the available, border and inner-wall parts of
+    each tied candidate are box sums too; the greedy fill runs only for the
+    tied candidates whose last shell has free cells on a wall and whose
+    score, over the walls the fill can touch, can still win.  A mesh whose
+    grid has more than 8 n^2 cells (a few points spread far) takes every
+    pair instead: O(n^2).
 
     References
     ----------
@@ -223,32 +274,12 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
         if len(req) != d or req.min() < 1:
             raise ValueError(f"`request` must give {d} positive sizes, got {tuple(request)}")
     lo, hi = _boxes(cells, req)
-
-    scores = np.empty(n, dtype=np.int64)
-    step = max(1, _BLOCK // n)
-    for a in range(0, n, step):
-        sh = _shell_rows(cells, lo[a : a + step], hi[a : a + step])
-        scores[a : a + step] = np.partition(sh, k - 1, axis=1)[:, :k].sum(axis=1)
-    best = scores.min()
-    tied = np.flatnonzero(scores == best)
-
-    def build(c):
-        return _allocate(cells, _shell_rows(cells, lo[c : c + 1], hi[c : c + 1])[0], k, c)
-
-    extra = {"score": int(best), "n_tied": int(len(tied))}
-    if vector is None:
-        winner = int(tied[0])
-        chosen, last = build(winner)
+    volume = float(np.prod(np.array(shape, dtype=float)))
+    if volume > min(_GRID_MAX, 8.0 * n * n):  # a few points spread far: the pairs cost less
+        scores, n_tied, winner, chosen, last, tie = dense_choice(cells, lo, hi, k, vector, shape)
+        extra = {"score": int(scores.min()), "n_tied": int(n_tied), **tie}
     else:
-        free_grid = np.zeros(shape, dtype=bool)
-        free_grid[tuple(cells.T)] = True
-        winner, chosen, last, best_tb, parts = -1, None, 0, np.inf, {}
-        for c in tied:
-            ch, L = build(int(c))
-            tb, p = _tie_score(free_grid, cells, ch, lo[c], hi[c], L, vector)
-            if tb < best_tb:
-                winner, chosen, last, best_tb, parts = int(c), ch, L, tb, p
-        extra.update({"tie_break": list(vector), "tie_score": best_tb, **parts})
+        scores, winner, chosen, last, extra = _grid_choice(cells, shape, lo, hi, k, vector)
     extra.update({"centre": pts[winner].tolist(), "centre_index": winner, "last_shell": last})
     if request is None:
         g = 1.0 if k == 1 else d * (2.0 - 2.0 / k)
@@ -257,7 +288,11 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
         g = None
         method_extra = {"request": req.tolist()}
     extra.update(method_extra)
-    bound = heuristic_bound(pts, k)
+    if n <= SMALL:
+        bound = heuristic_bound(pts, k)
+    else:
+        town = {2: TOWN_2D, 3: TOWN_3D}.get(d, ())
+        bound = max(0.5 * float(np.partition(scores, k - 1)[:k].sum()), float(town[k - 1]) if k <= len(town) else 0.0)
     if g is not None:
         bound = max(bound, float(weights_of_sets(pts, np.sort(chosen)[None])[0]) / g)
     return make_result(pts, chosen, method="mc1x1", start=start, guarantee=g, bound=bound, extra=extra)

@@ -21,8 +21,10 @@ so W <= (2 - 2/k) OPT whenever N(c) is the k nearest free nodes by D:
 ``mc1x1``
     every free node is a centre, N(c) its k nearest free nodes by the
     torus L-infinity distance (shells; ties by torus distance, then node
-    id).  With D_inf <= D <= d D_inf the chain above gives d (2 - 2/k),
-    the mesh's figure.  The mesh's tie-breaking and requested shapes are
+    id); the set of least W wins, the first centre in node-id order on
+    ties.  With D_inf <= D <= d D_inf the chain above gives d (2 - 2/k),
+    the mesh's figure.  It is counted on the free grid with prefix sums,
+    without the distance matrix (:mod:`._mctorus`).  The mesh's tie-breaking and requested shapes are
     not defined with wrap and are refused.
 
 Distances are per axis ``min(|a - b|, L - |a - b|)`` on a wrapped axis of
@@ -37,6 +39,7 @@ import numpy as np
 
 from ..._subset import metric_subset_result
 from ._centres import mm_inc_torus_grid, mm_torus_grid
+from ._mctorus import coords_mc1x1
 from ._median import gen_alg_guarantee
 from ._metric import metric_descent, set_weights
 
@@ -112,22 +115,9 @@ def mm_inc_torus(D, k, *, ids, coords, axes):
 def mc1x1_torus(D, k, *, ids, coords, axes):
     """MC1x1 on a torus: shells by the torus L-infinity distance around
     every free node (ties by torus distance, then node id); guarantee
-    d (2 - 2/k) (see the module notes)."""
-    start = time.perf_counter()
-    shape, torus = axes
-    n = len(D)
-    rows, best = None, None
-    step = max(1, _CHUNK // max(1, n * len(shape)))
-    for lo in range(0, n, step):
-        gaps = _axis_gaps(coords[lo : lo + step], coords, shape, torus)
-        near = _nearest(gaps.max(axis=2), gaps.sum(axis=2), k)
-        cand, w = _best_of(D, near)
-        if best is None or w < best - 1e-9:
-            rows, best = cand, w
-    d = len(shape)
-    g = d * gen_alg_guarantee(k) if k > 1 else 1.0
-    return _result(D, rows, ids=ids, coords=coords, method="mc1x1", start=start, guarantee=g,
-                   extra={"centres": n})
+    d (2 - 2/k) (see the module notes).  Computed from the free grid
+    (:mod:`._mctorus`): D is not read."""
+    return coords_mc1x1(k, ids=ids, coords=coords, axes=axes)
 
 
 #: Methods defined on a torus only: name -> function over (D, k, ids=, coords=, axes=).
