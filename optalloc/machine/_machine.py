@@ -9,6 +9,7 @@ import numpy as np
 
 from .._validate import validate_nodes
 from ._network import distance_links, graph_distances, graph_links
+from ._state import give_back, take
 
 __all__ = ["Machine"]
 
@@ -503,6 +504,10 @@ class Machine:
         RuntimeError
             A node that is busy, unknown, or listed twice.
         """
+        if _plain_ids(ids) and take(self._free, self._owner, ids, owner):  # one compiled pass, checks included
+            self._n_free -= len(ids)
+            self._cache = None
+            return ids.reshape(-1)
         arr = self._check_ids(ids)
         busy = ~self._free[arr]
         if busy.any():
@@ -522,6 +527,10 @@ class Machine:
         RuntimeError
             A node that is free, unknown, listed twice, or held by another job.
         """
+        if _plain_ids(ids) and give_back(self._free, self._owner, ids, owner):
+            self._n_free += len(ids)
+            self._cache = None
+            return
         arr = self._check_ids(ids)
         wrong = (self._owner[arr] != owner) | self._free[arr]
         if wrong.any():
@@ -609,6 +618,11 @@ class Machine:
 
     def __str__(self) -> str:
         return self.describe()
+
+
+def _plain_ids(ids) -> bool:
+    """A non-empty 1-D int64 array: the compiled update takes it as it is."""
+    return type(ids) is np.ndarray and ids.dtype == np.int64 and ids.ndim == 1 and ids.size > 0
 
 
 def _strides(shape) -> np.ndarray:

@@ -33,7 +33,9 @@ import numpy as np
 
 from ..._files import output_file
 from ._fairness import fair_start_summary
+from ._kernels import wrap_pair_sum
 from ._locality import locality_summary
+from ._record import network_weight
 
 __all__ = ["SLOWDOWN_THRESHOLD", "JobRecord", "Summary", "allocation_metrics", "summarise"]
 
@@ -42,13 +44,11 @@ SLOWDOWN_THRESHOLD = 10.0
 
 
 def _axis_pair_sum(c: np.ndarray, n: int, wrap: bool) -> float:
-    k = len(c)
+    """Sum over pairs of the distances along one axis: O(k log k), no k x k matrix."""
+    s = np.sort(c).astype(np.int64)
     if not wrap:
-        s = np.sort(c)
-        return float(np.dot(s, 2 * np.arange(k) - k + 1))
-    d = np.abs(c[:, None] - c[None, :])
-    d = np.minimum(d, n - d)
-    return float(d.sum()) / 2.0
+        return float(np.dot(s, 2 * np.arange(len(s)) - len(s) + 1))
+    return float(wrap_pair_sum(s, n))
 
 
 def _axis_extent(c: np.ndarray, n: int, wrap: bool) -> int:
@@ -121,10 +121,10 @@ def allocation_metrics(machine, nodes, ranks=None) -> dict:
 
 
 def _network_metrics(machine, ids: np.ndarray, ranks) -> dict:
-    """:func:`allocation_metrics` on a network: W over the machine's distance
-    matrix (shortest paths); no bounding box (None), nodes have no coordinates."""
+    """:func:`allocation_metrics` on a network: W over the machine's distances
+    (shortest paths; in blocks of rows for a large job); no bounding box (None), nodes have no coordinates."""
     k = len(ids)
-    w = float(machine.distances(ids).sum() / 2.0) if k > 1 else 0.0
+    w = network_weight(machine, ids)
     pairs = k * (k - 1) / 2
     span = ring_span = None
     if ranks is not None:
