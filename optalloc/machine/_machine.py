@@ -462,11 +462,7 @@ class Machine:
         if self._cache is None:
             ids = np.flatnonzero(self._free)
             ids.setflags(write=False)
-            pts = None
-            if self.shape is not None:
-                pts = self.coords[ids]
-                pts.setflags(write=False)
-            self._cache = (ids, pts)
+            self._cache = (ids, None)  # the points when first asked for
         return self._cache
 
     def free_ids(self) -> np.ndarray:
@@ -476,7 +472,12 @@ class Machine:
     def free_points(self) -> np.ndarray:
         """Coordinates of the free nodes, rows matching :meth:`free_ids`."""
         self._need_grid("`free_points`")
-        return self._free_arrays()[1]
+        ids, pts = self._free_arrays()
+        if pts is None:
+            pts = self.coords[ids]
+            pts.setflags(write=False)
+            self._cache = (ids, pts)
+        return pts
 
     def _check_ids(self, ids) -> np.ndarray:
         arr = np.asarray(ids)

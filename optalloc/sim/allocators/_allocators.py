@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ... import ksubset
+from ..._jit import njit
 from ..._result import SubsetResult
 
 __all__ = [
@@ -264,10 +265,24 @@ class FreeListAllocator(Allocator):
     name = "free-list"
 
     def select(self, machine, k):
-        return machine.free_ids()[:k].copy()
+        return _first_free(machine.free, k)
 
     def ordering(self, machine):
         return np.arange(machine.size, dtype=np.int64)
+
+
+@njit(cache=True)
+def _first_free(free, k):
+    """The first ``k`` ids whose entry of the mask ``free`` is True."""
+    out = np.empty(k, dtype=np.int64)
+    t = 0
+    for i in range(len(free)):
+        if free[i]:
+            out[t] = i
+            t += 1
+            if t == k:
+                break
+    return out
 
 
 class OneDAllocator(Allocator):

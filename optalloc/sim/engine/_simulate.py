@@ -20,6 +20,7 @@ from ..._progress import Progress, library_progress
 from ..._result import Result
 from ...machine import Machine, parse_machine
 from ..allocators import Allocation, Allocator, check_allocator, parse_allocator
+from ..metrics._columns import RecordColumns
 from ..metrics._fairness import DEFAULT_HALF_LIFE, FairStart, check_users
 from ..metrics._metrics import (
     SLOWDOWN_THRESHOLD,
@@ -187,6 +188,12 @@ class SimulationResult:
         return records_frame(self.records, "SimulationResult.to_pandas()")
 
 
+#: the fields of a record the engine hands to the summary as columns, in the order of its rows
+_COLUMNS = ("start", "end", "submit", "procs", "run", "wait", "flow", "slowdown", "W", "avg_l1", "bbox_volume", "span",
+            "ring_span", "killed", "n_tied", "stretch_span", "bbox_half_perimeter", "bbox_cube", "bbox_cube_ratio",
+            "components", "fair_start")
+
+
 def _as_allocation(choice) -> tuple[np.ndarray, Result | None]:
     if isinstance(choice, Allocation):
         return np.asarray(choice.nodes), choice.result
@@ -351,6 +358,7 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
     run_view: list[tuple[float, int]] = []  # the same, sorted
     started: dict[int, tuple] = {}
     records: list = [None] * len(jobs)
+    rows: list = [None] * len(jobs)  # the summary's fields of each record, read as columns at the end
     dispatch_at = None
     decisions, done = 0, 0
     alloc_time = 0.0
@@ -379,14 +387,17 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
             if fair is not None:
                 fair.ended(j, now)
             flow = now - j.submit
+            row = (start, now, j.submit, j.procs, run, start - j.submit, flow,
+                   max(1.0, flow / max(run, SLOWDOWN_THRESHOLD)), metrics["W"], metrics["avg_l1"],
+                   metrics["bbox_volume"], metrics["span"], metrics["ring_span"], metrics["killed"], n_tied,
+                   metrics["stretch_span"], metrics["bbox_half_perimeter"], metrics["bbox_cube"],
+                   metrics["bbox_cube_ratio"], metrics["components"], None if fair is None else fair.times[id(j)])
             rec = JobRecord(
-                j.job_id, j.submit, start, now, start - j.submit, flow, max(1.0, flow / max(run, SLOWDOWN_THRESHOLD)),
-                run, j.estimate, j.procs, metrics["killed"], metrics["W"], metrics["avg_l1"], metrics["bbox"],
-                metrics["bbox_volume"], metrics["span"], metrics["ring_span"], n_tied, tuple(nodes.tolist()),
-                metrics["stretch_span"], metrics["bbox_half_perimeter"], metrics["bbox_cube"],
-                metrics["bbox_cube_ratio"], metrics["components"], j.user,
-                None if fair is None else fair.times[id(j)])
+                j.job_id, j.submit, start, now, row[5], flow, row[7], run, j.estimate, j.procs, row[13], row[8],
+                row[9], metrics["bbox"], row[10], row[11], row[12], n_tied, tuple(nodes.tolist()), *row[15:20],
+                j.user, row[20])
             records[pos] = rec
+            rows[pos] = row
             done += 1
             if record is not None:
                 record(rec)
@@ -468,6 +479,8 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
 
     if waiting or started:
         raise RuntimeError(f"simulation ended with {len(waiting)} jobs waiting and {len(started)} running")
-    summary = summarise(records, machine.size, alloc_time)
-    return SimulationResult(tuple(records), summary, machine.describe(), sched.name, name, kill, report,
-                            _time.perf_counter() - wall0)
+    summary = summarise(RecordColumns(dict(zip(_COLUMNS, zip(*rows))) if rows else {}, records), machine.size,
+                        alloc_time)
+    runtime = _time.perf_counter() - wall0
+    summary = replace(summary, event_time=runtime - alloc_time)  # the rest of the run, the summary included
+    return SimulationResult(tuple(records), summary, machine.describe(), sched.name, name, kill, report, runtime)

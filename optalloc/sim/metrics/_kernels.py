@@ -18,7 +18,7 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["count_components", "grid_weight_bbox", "ring_spans", "wrap_pair_sum"]
+__all__ = ["count_components", "grid_weight_bbox", "job_figures", "ring_spans", "wrap_pair_sum"]
 
 
 @njit(cache=True)
@@ -126,3 +126,23 @@ def count_components(neighbours, ids, slot):
     for i in range(k):
         slot[ids[i]] = -1
     return count
+
+
+@njit(cache=True)
+def job_figures(ids, grid, coords, shape, wrap, box, with_ranks, ranks, n, neighbours, slot):
+    """What the simulator records of one job in one call: (W on a grid, else
+    0; linear span and ring span, or -1 without ranks; components), the
+    bounding box written into ``box`` on a grid."""
+    k = len(ids)
+    w = 0
+    if grid:
+        if k == 1:
+            for ax in range(len(box)):
+                box[ax] = 1
+        else:
+            w = grid_weight_bbox(coords, ids, shape, wrap, box)
+    linear = ring = -1
+    if with_ranks:
+        linear, ring = ring_spans(ranks, ids, n)
+    comps = 1 if k == 1 else count_components(neighbours, ids, slot)
+    return w, linear, ring, comps

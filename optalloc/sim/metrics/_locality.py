@@ -35,6 +35,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._columns import columns_of
+
 __all__ = [
     "LOCALITY_METRICS",
     "LocalityContext",
@@ -238,13 +240,20 @@ def locality_summary(records) -> dict:
     True
     """
     out = dict.fromkeys(summary_fields())
-    recs = list(records)
+    cols = columns_of(records)
+    runs = procs = None
     for m in set(LOCALITY_METRICS) | set(NEW_MEANS):
-        rows = [(getattr(r, m, None), r.run, r.procs) for r in recs]
-        rows = [row for row in rows if row[0] is not None]
-        if not rows:
+        values = cols.column(m)
+        keep = [i for i, x in enumerate(values) if x is not None]
+        if not keep:
             continue
-        v, run, k = (np.asarray(c, dtype=float) for c in zip(*rows))
+        if runs is None:
+            runs = np.asarray(cols.column("run"), dtype=float)
+            procs = np.asarray(cols.column("procs"), dtype=float)
+        if len(keep) == len(values):
+            v, run, k = np.asarray(values, dtype=float), runs, procs
+        else:
+            v, run, k = np.asarray([values[i] for i in keep], dtype=float), runs[keep], procs[keep]
         if m in NEW_MEANS:
             out[f"mean_{m}"] = float(v.mean())
         if m in LOCALITY_METRICS:
@@ -253,3 +262,4 @@ def locality_summary(records) -> dict:
             out[f"run_weighted_{m}"] = float(np.dot(v, run) / run.sum()) if run.sum() > 0 else None
             out[f"per_proc_{m}"] = float((v / k).mean())
     return out
+

@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from ._kernels import count_components, grid_weight_bbox, ring_spans
-from ._locality import bounding_cube, locality_context, min_bounding_cube
+from ._kernels import job_figures
+from ._locality import locality_context, min_bounding_cube
 
 __all__ = ["BLOCK", "JobMetrics", "network_weight"]
 
@@ -64,40 +64,38 @@ class JobMetrics:
     def __init__(self, machine, ranks=None):
         self.machine = machine
         self.ctx = locality_context(machine)
-        self.ranks = None if ranks is None else np.ascontiguousarray(ranks, dtype=np.int64)
+        self.with_ranks = ranks is not None
+        self.ranks = np.zeros(1, dtype=np.int64) if ranks is None else np.ascontiguousarray(ranks, dtype=np.int64)
         self.size = machine.size
         self.grid = machine.is_grid
         self.slot = np.full(machine.size, -1, dtype=np.int64)
         self.neighbours = np.ascontiguousarray(self.ctx.neighbours, dtype=np.int64)
-        if self.grid:
-            self.coords = np.ascontiguousarray(machine.coords, dtype=np.int64)
-            self.shape = np.asarray(machine.shape, dtype=np.int64)
-            self.wrap = np.asarray(machine.torus, dtype=np.bool_)
-            self.ndim = machine.ndim
-            self.box = np.empty(machine.ndim, dtype=np.int64)
+        d = machine.ndim if self.grid else 1
+        self.coords = np.ascontiguousarray(machine.coords, dtype=np.int64) if self.grid else np.zeros((1, 1), np.int64)
+        self.shape = np.asarray(machine.shape if self.grid else (1,), dtype=np.int64)
+        self.wrap = np.asarray(machine.torus if self.grid else (False,), dtype=np.bool_)
+        self.box = np.empty(d, dtype=np.int64)
+        self.min_cube = self.ctx.min_cube
 
     def __call__(self, ids: np.ndarray) -> dict:
         """The figures of one allocation (``ids``: int64 node ids): ``W``,
         ``avg_l1``, ``bbox``, ``bbox_volume``, ``span``, ``ring_span`` and
         those of :func:`~optalloc.sim.job_locality`."""
         k = len(ids)
-        span = ring_span = None
-        if self.ranks is not None:
-            span, ring_span = ring_spans(self.ranks, ids, self.size)
+        w, span, ring_span, comps = job_figures(ids, self.grid, self.coords, self.shape, self.wrap, self.box,
+                                                self.with_ranks, self.ranks, self.size, self.neighbours, self.slot)
+        if not self.with_ranks:
+            span = ring_span = None
         if self.grid:
-            if k == 1:
-                w, bbox = 0.0, (1,) * self.ndim
-            else:
-                w = float(grid_weight_bbox(self.coords, ids, self.shape, self.wrap, self.box))
-                bbox = tuple(self.box.tolist())
-            cube = bounding_cube(bbox)
-            ctx = self.ctx
-            smallest = ctx.min_cube[k] if ctx.min_cube is not None else min_bounding_cube(self.machine.shape, k)
-            volume, half, ratio = int(math.prod(bbox)), int(sum(bbox)), cube / smallest
+            w = float(w)
+            bbox = tuple(self.box.tolist())
+            side = max(bbox)
+            cube = side ** len(bbox)
+            smallest = self.min_cube[k] if self.min_cube is not None else min_bounding_cube(self.machine.shape, k)
+            volume, half, ratio = math.prod(bbox), sum(bbox), cube / smallest
         else:
             w, bbox, volume, cube, half, ratio = network_weight(self.machine, ids), None, None, None, None, None
         pairs = k * (k - 1) / 2
         return {"W": w, "avg_l1": w / pairs if pairs else 0.0, "bbox": bbox, "bbox_volume": volume, "span": span,
                 "ring_span": ring_span, "stretch_span": None if ring_span is None else ring_span / k,
-                "bbox_half_perimeter": half, "bbox_cube": cube, "bbox_cube_ratio": ratio,
-                "components": 1 if k == 1 else count_components(self.neighbours, ids, self.slot)}
+                "bbox_half_perimeter": half, "bbox_cube": cube, "bbox_cube_ratio": ratio, "components": comps}
