@@ -84,6 +84,7 @@ from .allocators import (
 )
 from .certification import (
     DEFAULT_ALLOCATORS,
+    EXACT_MAX_FREE,
     AllocatorSummary,
     Certification,
     CertificationFile,
@@ -182,6 +183,7 @@ __all__ = [
     "DEFAULT_HALF_LIFE",
     "DISPATCH",
     "DRAGONFLY_ALLOCATORS",
+    "EXACT_MAX_FREE",
     "EASY",
     "FCFS",
     "FINISH",

@@ -95,6 +95,18 @@ def min_bounding_cube(shape, k: int) -> int:
     return s ** len(shape)
 
 
+def _min_cubes(shape) -> tuple:
+    """``min_bounding_cube(shape, k)`` for every k from 0 (0) to the size:
+    the side of k is the least s whose cube holds k nodes, found among the
+    sides' capacities in one pass."""
+    sides = np.arange(1, max(shape) + 1)
+    capacity = np.ones(len(sides), dtype=np.int64)
+    for n in shape:
+        capacity *= np.minimum(sides, n)
+    side = np.searchsorted(capacity, np.arange(1, math.prod(shape) + 1)) + 1  # least s with capacity >= k
+    return (0, *(int(s) ** len(shape) for s in side))
+
+
 def bounding_cube(bbox) -> int:
     """``max(extent) ** d`` of a bounding box given by its extents.
 
@@ -110,8 +122,8 @@ def locality_context(machine) -> LocalityContext:
     """The :class:`LocalityContext` of a machine (grid or network)."""
     if machine.is_grid:
         cubes = None
-        if machine.size <= 1 << 16:
-            cubes = tuple(min_bounding_cube(machine.shape, k) if k else 0 for k in range(machine.size + 1))
+        if machine.size <= 1 << 20:
+            cubes = _min_cubes(machine.shape)
         links = machine.links()
         return LocalityContext(machine, 1.0, cubes, _padded(machine.size, links[:, 0], links[:, 1]))
     D = machine.distances()
