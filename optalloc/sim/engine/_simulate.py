@@ -337,9 +337,11 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
     if ordering is None:
         ordering = alloc.ordering(machine)
     ranks = None if ordering is None else _ranks_of(ordering, machine)
+    step = 1  # a callable hears of every job; a progress report of every 1/2000th of them, and of the last
     if isinstance(progress, Progress):
         progress.setdefaults(total=len(jobs))
         progress = progress.track
+        step = max(1, len(jobs) // 2000)
     for name, hook in (("on_decision", on_decision), ("record", record)):
         if hook is not None and not callable(hook):
             raise ValueError(f"`{name}` must be callable or None, got {hook!r}")
@@ -401,7 +403,7 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
             done += 1
             if record is not None:
                 record(rec)
-            if progress is not None:
+            if progress is not None and (done % step == 0 or done == total):
                 progress(done, total)
         elif kind == ARRIVAL:
             waiting.append(jobs[pos])
