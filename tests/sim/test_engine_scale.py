@@ -18,6 +18,10 @@ from optalloc.sim import (
     certify,
     job_locality,
     locality_context,
+    make_sweep,
+    read_sweep,
+    read_swf,
+    run_sweep,
     simulate,
     summarise,
 )
@@ -152,3 +156,16 @@ def test_certify_says_which_decisions_were_too_large(tmp_path, capsys):
                  "random:seed=0"]) == 0
     out = capsys.readouterr().out
     assert f"6 decisions with more than {EXACT_MAX_FREE} free nodes not solved exactly" in out
+
+
+def test_sweep_runs_the_free_list_and_keeps_both_times(tmp_path):
+    trace = _swf(tmp_path / "t.swf", 20)
+    cfg = make_sweep(traces=[trace], machines=["4x4", "4x4 torus"], allocators=["free-list"])
+    db = str(tmp_path / "s.sqlite")
+    run_sweep(cfg, db, workers=1, progress=False)
+    rows = read_sweep(db)
+    assert [r["status"] for r in rows] == ["done", "done"]
+    for r in rows:
+        direct = simulate(read_swf(trace), r["machine"], allocator="free-list").summary
+        assert r["summary"]["mean_W"] == direct.mean_W and r["summary"]["event_time"] > 0
+
