@@ -48,6 +48,9 @@ __all__ = [
     "min_bounding_cube",
 ]
 
+#: Distances a network's adjacency reads at once (rows of its matrix times nodes).
+_CELLS = 1 << 22
+
 #: Metrics aggregated with max, sum of squares, run-time weighting and per processor.
 LOCALITY_METRICS = ("ring_span", "stretch_span", "bbox_volume", "bbox_half_perimeter", "bbox_cube", "components")
 #: JobRecord fields this module fills.
@@ -127,11 +130,25 @@ def locality_context(machine) -> LocalityContext:
         links = machine.links()
         return LocalityContext(machine, 1.0, cubes, _padded(machine.size, links[:, 0], links[:, 1]))
     D = machine.distances()
-    positive = D[D > 0]
-    adjacent = float(positive.min()) if positive.size else 0.0
-    u, v = np.nonzero(D <= adjacent)
-    keep = u != v
-    return LocalityContext(machine, adjacent, None, _padded(machine.size, u[keep], v[keep]))
+    n = machine.size
+    rows = max(1, _CELLS // max(1, n))  # rows of D looked at at once: no n x n temporary
+    adjacent = math.inf
+    for lo in range(0, n, rows):
+        block = D[lo:lo + rows]
+        positive = block[block > 0]
+        if positive.size:
+            adjacent = min(adjacent, float(positive.min()))
+    adjacent = 0.0 if adjacent == math.inf else adjacent
+    tails, heads = [], []
+    for lo in range(0, n, rows):
+        u, v = np.nonzero(D[lo:lo + rows] <= adjacent)
+        u += lo
+        keep = u != v
+        tails.append(u[keep])
+        heads.append(v[keep])
+    tails = np.concatenate(tails) if tails else np.zeros(0, dtype=np.int64)
+    heads = np.concatenate(heads) if heads else np.zeros(0, dtype=np.int64)
+    return LocalityContext(machine, adjacent, None, _padded(n, tails, heads))
 
 
 def _padded(n, tails, heads) -> np.ndarray:
