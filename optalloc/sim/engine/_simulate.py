@@ -451,7 +451,8 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                 p = position[id(j)]
                 k = j.procs
                 t0 = clock()
-                nodes, result = _as_allocation(alloc.select(machine, k))
+                choice = alloc.select(machine, k)
+                nodes, result = (choice, None) if type(choice) is np.ndarray else _as_allocation(choice)
                 alloc_time += clock() - t0
                 if nodes.ndim != 1 or len(nodes) != k:
                     raise RuntimeError(f"allocator {name!r} gave {nodes.size} nodes for job {j.job_id} "
@@ -465,7 +466,7 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                     on_decision(Decision(decisions, now, j, k, free_ids, free_points, nodes, result, name,
                                          machine.shape, machine.torus))
                 decisions += 1
-                metrics = measure(nodes.astype(np.int64, copy=False))
+                metrics = measure(nodes if nodes.dtype == np.int64 else nodes.astype(np.int64))
                 full = j.runtime if model is None else model.run_time(machine, j, nodes, metrics["avg_l1"])
                 run = min(full, j.estimate) if kill else (full if limit is None else min(full, limit))
                 metrics["killed"] = run < full
