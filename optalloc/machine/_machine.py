@@ -10,6 +10,7 @@ import numpy as np
 from .._validate import validate_nodes
 from ._links import MachineLinks, matrix_refusal
 from ._network import GraphRows, distance_links, graph_links
+from ._state import give_back, take
 
 __all__ = ["Machine"]
 
@@ -440,11 +441,7 @@ class Machine(MachineLinks):
         if self._cache is None:
             ids = np.flatnonzero(self._free)
             ids.setflags(write=False)
-            pts = None
-            if self.shape is not None:
-                pts = self.coords[ids]
-                pts.setflags(write=False)
-            self._cache = (ids, pts)
+            self._cache = (ids, None)  # the points when first asked for
         return self._cache
 
     def free_ids(self) -> np.ndarray:
@@ -454,7 +451,12 @@ class Machine(MachineLinks):
     def free_points(self) -> np.ndarray:
         """Coordinates of the free nodes, rows matching :meth:`free_ids`."""
         self._need_grid("`free_points`")
-        return self._free_arrays()[1]
+        ids, pts = self._free_arrays()
+        if pts is None:
+            pts = self.coords[ids]
+            pts.setflags(write=False)
+            self._cache = (ids, pts)
+        return pts
 
     def _check_ids(self, ids) -> np.ndarray:
         arr = np.asarray(ids)
@@ -482,6 +484,10 @@ class Machine(MachineLinks):
         RuntimeError
             A node that is busy, unknown, or listed twice.
         """
+        if _plain_ids(ids) and take(self._free, self._owner, ids, owner):  # one compiled pass, checks included
+            self._n_free -= len(ids)
+            self._cache = None
+            return ids.reshape(-1)
         arr = self._check_ids(ids)
         busy = ~self._free[arr]
         if busy.any():
@@ -501,6 +507,10 @@ class Machine(MachineLinks):
         RuntimeError
             A node that is free, unknown, listed twice, or held by another job.
         """
+        if _plain_ids(ids) and give_back(self._free, self._owner, ids, owner):
+            self._n_free += len(ids)
+            self._cache = None
+            return
         arr = self._check_ids(ids)
         wrong = (self._owner[arr] != owner) | self._free[arr]
         if wrong.any():
@@ -591,6 +601,11 @@ class Machine(MachineLinks):
 
     def __str__(self) -> str:
         return self.describe()
+
+
+def _plain_ids(ids) -> bool:
+    """A non-empty 1-D int64 array: the compiled update takes it as it is."""
+    return type(ids) is np.ndarray and ids.dtype == np.int64 and ids.ndim == 1 and ids.size > 0
 
 
 def _strides(shape) -> np.ndarray:

@@ -73,6 +73,7 @@ from .allocators import (
     Allocator,
     DragonflyAllocator,
     DragonflyLayout,
+    FreeListAllocator,
     KSubsetAllocator,
     NetworkOneDAllocator,
     OneDAllocator,
@@ -84,6 +85,7 @@ from .allocators import (
 )
 from .certification import (
     DEFAULT_ALLOCATORS,
+    EXACT_MAX_FREE,
     AllocatorSummary,
     Certification,
     CertificationFile,
@@ -186,6 +188,7 @@ __all__ = [
     "DEFAULT_HALF_LIFE",
     "DISPATCH",
     "DRAGONFLY_ALLOCATORS",
+    "EXACT_MAX_FREE",
     "EASY",
     "FCFS",
     "FINISH",
@@ -218,6 +221,7 @@ __all__ = [
     "EventQueue",
     "FairShare",
     "FairStart",
+    "FreeListAllocator",
     "Job",
     "JobRecord",
     "KSubsetAllocator",

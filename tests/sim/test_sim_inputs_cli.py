@@ -30,6 +30,7 @@ def _summary(capsys, argv):
     data = json.loads(capsys.readouterr().out)
     data.pop("runtime")
     data["summary"].pop("allocator_time")
+    data["summary"].pop("event_time")
     return data
 
 

@@ -32,7 +32,7 @@ from optalloc.sim.sweep import _spec, _store, _worker
 REPO = Path(__file__).resolve().parents[2]
 SMALL = REPO / "instances" / "small.swf"
 EXAMPLE = REPO / "instances" / "sweep-example.toml"
-TIMING = {"wall_time", "finished_at", "allocator_time", "added_at"}
+TIMING = {"wall_time", "finished_at", "allocator_time", "event_time", "added_at"}
 
 
 def head_swf(src, dest, n):

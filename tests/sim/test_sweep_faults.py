@@ -35,7 +35,7 @@ from optalloc.sim import load_sweep, read_jobs, read_sweep, run_sweep
 from optalloc.sim.sweep import _claims, _run, _store, _worker, recover_sweep
 
 REPO = Path(__file__).resolve().parents[2]
-TIMING = {"wall_time", "finished_at", "allocator_time", "added_at", "failed_at"}
+TIMING = {"wall_time", "finished_at", "allocator_time", "event_time", "added_at", "failed_at"}
 
 CONFIG = """
 [sweep]

@@ -2,7 +2,7 @@
 
 The k-subset methods (``KSubsetAllocator``), 1D strategies over a curve or
 a network ordering (``OneDAllocator``, ``NetworkOneDAllocator``), random
-placement and the dragonfly policies of SST's scheduler
+placement, the free list (``FreeListAllocator``) and the dragonfly policies of SST's scheduler
 (``DragonflyAllocator``). ``parse_allocator`` reads any of them from text;
 One registry (``ALLOCATOR_FAMILIES``: each family's forms, parser and the
 machines it fits) answers every question about them:
@@ -10,7 +10,7 @@ machines it fits) answers every question about them:
 why one does not and ``check_allocator`` refuses it in one line.
 """
 
-from ._allocators import Allocation, Allocator, KSubsetAllocator, OneDAllocator, RandomAllocator
+from ._allocators import Allocation, Allocator, FreeListAllocator, KSubsetAllocator, OneDAllocator, RandomAllocator
 from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, DragonflyLayout, dragonfly_layout
 from ._network import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator
 from ._registry import ALLOCATOR_FAMILIES, Family, check_allocator, fitting_allocators, misfit, parse_allocator
@@ -23,6 +23,7 @@ __all__ = [
     "DragonflyAllocator",
     "DragonflyLayout",
     "Family",
+    "FreeListAllocator",
     "GRAPH_ORDERS",
     "KSubsetAllocator",
     "NETWORK_METHODS",

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ... import ksubset
-from ._allocators import Allocator, KSubsetAllocator, OneDAllocator, RandomAllocator
+from ._allocators import Allocator, FreeListAllocator, KSubsetAllocator, OneDAllocator, RandomAllocator
 from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, dragonfly_layout, parse_dragonfly_allocator
 from ._network import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator
 
@@ -213,6 +213,15 @@ def _parse_random(spec, parts, rng):
     return RandomAllocator(rng)
 
 
+# ---- the free list ------------------------------------------------------------------------
+
+def _parse_free_list(spec, parts, rng):
+    del rng  # deterministic
+    if len(parts) > 1:
+        raise ValueError(f"`allocator` 'free-list' takes no options, got {spec!r}")
+    return FreeListAllocator()
+
+
 # ---- dragonflies ----------------------------------------------------------------------------
 
 def _dfly_specs(machine):
@@ -237,6 +246,8 @@ ALLOCATOR_FAMILIES = (
            _parse_graph_1d, lambda machine: ["1d:graph-ORDER:STRATEGY"], _fits_anywhere),
     Family("random", RandomAllocator, "random[:seed=N]", lambda parts: _head(parts) == "random",
            _parse_random, lambda machine: ["random"], _fits_anywhere),
+    Family("free-list", FreeListAllocator, "free-list", lambda parts: _head(parts) == "free-list",
+           _parse_free_list, lambda machine: ["free-list"], _fits_anywhere),
     Family("dfly", DragonflyAllocator, "dfly:NAME[:seed=N]", lambda parts: _head(parts) == "dfly",
            lambda spec, parts, rng: parse_dragonfly_allocator(spec, rng=rng), _dfly_specs,
            lambda alloc, machine: alloc.fits(machine)),
@@ -258,7 +269,8 @@ def parse_allocator(spec, *, rng=None) -> Allocator:
     a comma list is a tuple), ``"random"`` (seeded by ``rng``, or
     ``"random:seed=3"``), ``"1d:ORDER:STRATEGY"`` with an optional
     ``":ring"``, ``"1d:graph-ORDER:STRATEGY"`` over an ordering of any
-    network and ``"dfly:NAME"`` on a dragonfly.  An :class:`Allocator` is
+    network, ``"free-list"`` (the k free nodes of lowest id) and
+    ``"dfly:NAME"`` on a dragonfly.  An :class:`Allocator` is
     returned unchanged.
 
     Examples
@@ -292,7 +304,7 @@ def allocator_forms() -> str:
     """Every form :func:`parse_allocator` accepts, in one line (for error messages)."""
     return ("choose one of: " + _ksubset_form() + "; " + _1d_form() + "; "
             f"1d:graph-ORDER:STRATEGY[:ring][:seed=N] over an ordering of any network, ORDER one of "
-            f"{', '.join(GRAPH_ORDERS)}; random[:seed=N]; on a dragonfly dfly:NAME with NAME one of "
+            f"{', '.join(GRAPH_ORDERS)}; random[:seed=N]; free-list; on a dragonfly dfly:NAME with NAME one of "
             f"{', '.join(DRAGONFLY_ALLOCATORS)}")
 
 

@@ -41,7 +41,8 @@ import numpy as np
 from ... import ksubset
 from ..._parent import watch_parent
 
-__all__ = ["Solved", "StateSolver", "idle_bound", "know_idle", "solve_state", "warm_idle"]
+__all__ = ["EXACT_MAX_FREE", "Solved", "StateSolver", "idle_bound", "know_idle", "large_state_bound", "solve_state",
+           "warm_idle"]
 
 
 class State(NamedTuple):
@@ -53,6 +54,10 @@ class State(NamedTuple):
     k: int
     time_limit: float | None = None
 
+
+#: free nodes above which a state is not solved exactly: its optimum is
+#: bracketed by :func:`large_state_bound`, which needs no distance matrix
+EXACT_MAX_FREE = 1024
 
 #: nodes of the box search spent, once per k, on bounding the optimum of
 #: the idle 2D mesh (docs/certify.md)
@@ -129,6 +134,59 @@ def idle_bound(machine, k: int) -> float:
     return max(_IDLE.get((sides, int(k)), 0.0), ksubset.box_bracket(*sides, k, nodes=0)[0])
 
 
+def is_large(state) -> bool:
+    """True when a state has more free nodes than an exact solve takes (:data:`EXACT_MAX_FREE`)."""
+    return len(state.free_ids) > EXACT_MAX_FREE
+
+
+def _exact_ks(states) -> list[int]:
+    """The k of the states that are solved exactly (the others need no idle bound)."""
+    return [s.k for s in states if not is_large(s)]
+
+
+#: prefix sums of the sorted distances from a central node to every node, by (shape, wrap flags)
+_CENTRE: dict = {}
+
+
+def _centre_prefix(machine) -> np.ndarray:
+    key = (machine.shape, machine.torus)
+    if key not in _CENTRE:
+        centre = int(machine.node_ids([[(s - 1) // 2 for s in machine.shape]])[0])
+        d = np.sort(machine.pair_distances(np.full(machine.size, centre), np.arange(machine.size)))
+        _CENTRE[key] = np.concatenate([[0.0], np.cumsum(d)])
+    return _CENTRE[key]
+
+
+def large_state_bound(machine, free_ids, k) -> float:
+    """A lower bound on the optimum of k of the nodes ``free_ids``, in
+    O(n log n) and without a distance matrix: the bound of the states too
+    large to solve exactly.
+
+    On a mesh or torus, each of the k nodes is at least as far from the
+    other k - 1 as a central node of the whole machine is from its k - 1
+    nearest nodes (a central node has the most nodes within every
+    distance: along each axis the middle coordinate has, and so has the
+    product), so W >= k/2 times that sum; on a mesh also the axis and
+    town bounds of the free points (:func:`optalloc.ksubset.axis_bound`,
+    :func:`~optalloc.ksubset.town_bound`).  On a network: 0.
+
+    Examples
+    --------
+    >>> from optalloc.machine import Machine
+    >>> m = Machine((4, 4), torus=True)
+    >>> large_state_bound(m, range(16), 5)  # each node has 4 neighbours: 5/2 * 4
+    10.0
+    """
+    free_ids = np.asarray(free_ids, dtype=np.int64)
+    if k < 2 or not machine.is_grid:
+        return 0.0
+    lower = 0.5 * k * float(_centre_prefix(machine)[k])
+    if machine.kind == "mesh":
+        pts = machine.coords[free_ids]
+        lower = max(lower, ksubset.axis_bound(pts, k), ksubset.town_bound(pts, k))
+    return lower
+
+
 def _one_k(idle: dict, k: int) -> dict | None:
     return {k: idle[k]} if k in idle else None
 
@@ -184,10 +242,17 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
     A bound is rounded up to an integer where every distance is one.
     ``quick`` (with ``exact=False``): the neighbour bound only, O(n^2),
     which holds in every metric (for the states left when a run's total
-    time is spent).
+    time is spent).  A state of more than :data:`EXACT_MAX_FREE` free
+    nodes gets :func:`large_state_bound` instead, whatever ``exact``:
+    status ``"bracket"``.
     """
     t0 = time.perf_counter()
     free_ids = np.asarray(free_ids, dtype=np.int64)
+    if len(free_ids) > EXACT_MAX_FREE:  # no exact solve, no dense bound: the bracket in O(n log n)
+        lower = large_state_bound(machine, free_ids, k)
+        if _integral(machine):
+            lower = float(math.ceil(lower - 1e-6))
+        return Solved(lower, math.inf, "bracket", time.perf_counter() - t0)
     mesh = machine.kind == "mesh"
     idle = idle_bound(machine, k) if mesh else 0.0
     upper = math.inf
@@ -300,7 +365,7 @@ class StateSolver:
         if self.scheduler is not None:
             self._run_dask(states, handle, stop)
         elif self.workers == 1 or len(states) == 1:
-            warm_idle(self.machine, [s.k for s in states], seconds=self.idle_seconds, announce=self.announce)
+            warm_idle(self.machine, _exact_ks(states), seconds=self.idle_seconds, announce=self.announce)
             for s in states:
                 if stop is not None and stop():
                     return
@@ -343,7 +408,7 @@ class StateSolver:
             pending, it = set(), iter(states)
             try:
                 idle = self._warm_on(lambda k, end: pool.submit(_warm_in_worker, k, end),
-                                     concurrent.futures.as_completed, [s.k for s in states])
+                                     concurrent.futures.as_completed, _exact_ks(states))
                 while True:
                     while len(pending) < 2 * n and not (stop is not None and stop()):
                         s = next(it, None)
@@ -369,7 +434,7 @@ class StateSolver:
 
             machine = dask.client.scatter(self.machine, broadcast=True, hash=False)
             idle = self._warm_on(lambda k, end: dask.client.submit(_warm_one, machine, k, IDLE_NODES, end, pure=False),
-                                 as_completed, [s.k for s in states])
+                                 as_completed, _exact_ks(states))
             for s in states:
                 futures.append(dask.client.submit(_solve_on_dask, machine, s, self.exact, self.time_limit,
                                                   _one_k(idle, s.k), pure=False))

@@ -17,6 +17,8 @@ import numpy as np
 
 from ... import ksubset
 from ..allocators import KSubsetAllocator, misfit, parse_allocator
+from ..metrics import allocation_metrics
+from ..metrics._record import network_weight
 
 __all__ = ["default_allocators", "default_driver", "metric_name", "metric_weight"]
 
@@ -38,7 +40,9 @@ def metric_weight(machine, nodes) -> float:
         return 0.0
     if machine.kind == "mesh":
         return float(ksubset.weight(machine.coords[nodes]))
-    return float(np.asarray(machine.distances(nodes)).sum() / 2.0)
+    if machine.is_grid:  # wrap distances from the sorted coordinates of each axis, no k x k matrix
+        return allocation_metrics(machine, nodes)["W"]
+    return network_weight(machine, nodes)
 
 
 def guarantee_of(alloc, result, machine):

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import ksubset
+from ..metrics import allocation_metrics
 
 __all__ = ["RuntimeModel", "TimePerDistance", "parse_runtime_model"]
 
@@ -111,8 +112,8 @@ class TimePerDistance(RuntimeModel):
                 empty = machine.copy_empty()
                 res = ksubset.solve(empty if not empty.is_grid else empty.coords, k, method="gen-alg")
                 nodes = np.asarray(res.indices)
-                D = machine.distances(nodes)
-                self._base[key] = float(D.sum()) / (k * (k - 1))
+                w = allocation_metrics(machine, nodes)["W"]  # W without a k x k matrix on a mesh or torus
+                self._base[key] = 2 * w / (k * (k - 1))
         return self._base[key]
 
     def run_time(self, machine, job, nodes, avg_distance) -> float:

@@ -8,6 +8,9 @@ estimate as on Cplant (Johnson, Bunde and Leung, sec. I).
 
 from __future__ import annotations
 
+import bisect
+import gc
+import heapq
 import math
 import time as _time
 from dataclasses import dataclass, field, replace
@@ -18,23 +21,23 @@ from ..._progress import Progress, library_progress
 from ..._result import Result
 from ...machine import Machine, parse_machine
 from ..allocators import Allocation, Allocator, check_allocator, parse_allocator
+from ..metrics._columns import RecordColumns
 from ..metrics._fairness import DEFAULT_HALF_LIFE, FairStart, check_users
-from ..metrics._locality import JOB_FIELDS, job_locality, locality_context
 from ..metrics._metrics import (
     SLOWDOWN_THRESHOLD,
     JobRecord,
     Summary,
-    allocation_metrics,
     records_frame,
     summarise,
     write_batsim_csv,
     write_csv,
     write_jsonl,
 )
+from ..metrics._record import JobMetrics
 from ..schedulers import make_scheduler
 from ..workload import Job, Trace, TraceReport
 from ..workload._transforms import cap_runtime
-from ._events import ARRIVAL, DISPATCH, FINISH, EventQueue
+from ._events import ARRIVAL, DISPATCH, FINISH
 from ._runtime import parse_runtime_model
 
 __all__ = ["Decision", "SimulationResult", "simulate"]
@@ -186,6 +189,15 @@ class SimulationResult:
         return records_frame(self.records, "SimulationResult.to_pandas()")
 
 
+#: objects made between two collections of the youngest generation while a simulation runs
+_GC_YOUNG = 100_000
+
+#: the fields of a record the engine hands to the summary as columns, in the order of its rows
+_COLUMNS = ("start", "end", "submit", "procs", "run", "wait", "flow", "slowdown", "W", "avg_l1", "bbox_volume", "span",
+            "ring_span", "killed", "n_tied", "stretch_span", "bbox_half_perimeter", "bbox_cube", "bbox_cube_ratio",
+            "components", "fair_start")
+
+
 def _as_allocation(choice) -> tuple[np.ndarray, Result | None]:
     if isinstance(choice, Allocation):
         return np.asarray(choice.nodes), choice.result
@@ -286,9 +298,16 @@ def simulate(trace, machine, *, scheduler="easy", allocator="mc1x1", kill_at_est
     [(1, 0.0), (2, 10.0), (3, 1.0)]
     """
     progress, scope = library_progress(progress, label="simulate", unit="jobs")
-    with scope:
-        return _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, on_decision, record,
-                         progress, rng, fair_start, runtime_model)
+    threshold = gc.get_threshold()
+    # a record per job and none of them garbage: the collector's youngest generation is looked at
+    # every 100,000 new objects rather than 700 while the loop runs
+    gc.set_threshold(max(threshold[0], _GC_YOUNG), *threshold[1:])
+    try:
+        with scope:
+            return _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, on_decision, record,
+                             progress, rng, fair_start, runtime_model)
+    finally:
+        gc.set_threshold(*threshold)
 
 
 def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, on_decision, record, progress,
@@ -324,28 +343,35 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
     model = parse_runtime_model(runtime_model)
     if model is not None:
         model.reset()
-    local = locality_context(machine)
     alloc = parse_allocator(allocator, rng=rng)
     check_allocator(alloc, machine)  # a mesh allocator on a network and the like: one line naming those that fit
     if ordering is None:
         ordering = alloc.ordering(machine)
     ranks = None if ordering is None else _ranks_of(ordering, machine)
+    step = 1  # a callable hears of every job; a progress report of every 1/2000th of them, and of the last
     if isinstance(progress, Progress):
         progress.setdefaults(total=len(jobs))
         progress = progress.track
+        step = max(1, len(jobs) // 2000)
     for name, hook in (("on_decision", on_decision), ("record", record)):
         if hook is not None and not callable(hook):
             raise ValueError(f"`{name}` must be callable or None, got {hook!r}")
     kill = bool(kill_at_estimate)
 
-    events = EventQueue()
-    for pos, j in enumerate(jobs):
-        events.push(j.submit, ARRIVAL, pos)
+    # arrivals come from the trace in order (jobs are sorted by submit time), the rest from a heap of
+    # (time, kind, sequence, payload): the order of the keys (time, priority, sequence) of EventQueue
+    submits = [j.submit for j in jobs]
     position = {id(j): pos for pos, j in enumerate(jobs)}
+    heap: list = []
+    seq = len(jobs)  # arrivals take the sequence numbers 1 .. n, as when they were pushed first
+    next_arrival = 0
+    now = -math.inf
     waiting: list[Job] = []
     running: dict[int, tuple[float, int]] = {}  # pos -> (estimated end, procs)
+    run_view: list[tuple[float, int]] = []  # the same, sorted
     started: dict[int, tuple] = {}
     records: list = [None] * len(jobs)
+    rows: list = [None] * len(jobs)  # the summary's fields of each record, read as columns at the end
     dispatch_at = None
     decisions, done = 0, 0
     alloc_time = 0.0
@@ -353,37 +379,47 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
     name = getattr(alloc, "name", None)
     if not name or name == Allocator.name:
         name = type(alloc).__name__
+    measure = JobMetrics(machine, ranks)
+    inf = math.inf
+    push, pop = heapq.heappush, heapq.heappop
+    clock = _time.perf_counter
 
-    while events:
-        ev = events.pop()
-        now, kind, pos = ev.time, ev.kind, ev.payload
+    while heap or next_arrival < total:
+        if next_arrival < total and (not heap or (submits[next_arrival], ARRIVAL) < heap[0][:2]):
+            pos = next_arrival
+            now, kind = submits[pos], ARRIVAL
+            next_arrival += 1
+        else:
+            now, kind, _, pos = pop(heap)
         if kind == FINISH:
             start, nodes, metrics, n_tied, run = started.pop(pos)
             machine.release(nodes, owner=pos)
-            del running[pos]
+            del run_view[bisect.bisect_left(run_view, running.pop(pos))]
             j = jobs[pos]
             sched.job_ended(j, now)
             if fair is not None:
                 fair.ended(j, now)
             flow = now - j.submit
+            row = (start, now, j.submit, j.procs, run, start - j.submit, flow,
+                   max(1.0, flow / max(run, SLOWDOWN_THRESHOLD)), metrics["W"], metrics["avg_l1"],
+                   metrics["bbox_volume"], metrics["span"], metrics["ring_span"], metrics["killed"], n_tied,
+                   metrics["stretch_span"], metrics["bbox_half_perimeter"], metrics["bbox_cube"],
+                   metrics["bbox_cube_ratio"], metrics["components"], None if fair is None else fair.times[id(j)])
             rec = JobRecord(
-                job_id=j.job_id, submit=j.submit, start=start, end=now, wait=start - j.submit, flow=flow,
-                slowdown=max(1.0, flow / max(run, SLOWDOWN_THRESHOLD)), run=run, estimate=j.estimate,
-                procs=j.procs, killed=metrics["killed"], W=metrics["W"],
-                avg_l1=metrics["avg_l1"], bbox=metrics["bbox"], bbox_volume=metrics["bbox_volume"],
-                span=metrics["span"], ring_span=metrics["ring_span"], n_tied=n_tied,
-                nodes=tuple(nodes.tolist()), **{f: metrics[f] for f in JOB_FIELDS}, user=j.user,
-                fair_start=None if fair is None else fair.times[id(j)])
+                j.job_id, j.submit, start, now, row[5], flow, row[7], run, j.estimate, j.procs, row[13], row[8],
+                row[9], metrics["bbox"], row[10], row[11], row[12], n_tied, tuple(nodes.tolist()), *row[15:20],
+                j.user, row[20])
             records[pos] = rec
+            rows[pos] = row
             done += 1
             if record is not None:
                 record(rec)
-            if progress is not None:
+            if progress is not None and (done % step == 0 or done == total):
                 progress(done, total)
         elif kind == ARRIVAL:
             waiting.append(jobs[pos])
             if fair is not None:
-                after = math.nextafter(now, math.inf)
+                after = math.nextafter(now, inf)
                 fair.arrived(jobs[pos], now, waiting, machine.n_free,
                              [(e if e > now else after, p) for e, p in running.values()])
         else:  # DISPATCH
@@ -391,8 +427,12 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                 continue
             # a job past its estimate still runs: it frees its processors at
             # some later time, never "now" (FINISH events come first at a time)
-            after = math.nextafter(now, math.inf)
-            view = sorted((e if e > now else after, p) for e, p in running.values())
+            after = math.nextafter(now, inf)
+            cut = bisect.bisect_right(run_view, (after, inf))  # those ending by `after` all end at `after`
+            if cut and run_view[0][0] < after:
+                view = sorted([(after, p) for _, p in run_view[:cut]]) + run_view[cut:]
+            else:
+                view = run_view[:]
             free = machine.n_free
             picks = sched.select(now, waiting, free, view)
             if not picks:
@@ -410,25 +450,26 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
             for j in picks:
                 p = position[id(j)]
                 k = j.procs
-                t0 = _time.perf_counter()
-                nodes, result = _as_allocation(alloc.select(machine, k))
-                alloc_time += _time.perf_counter() - t0
+                t0 = clock()
+                choice = alloc.select(machine, k)
+                nodes, result = (choice, None) if type(choice) is np.ndarray else _as_allocation(choice)
+                alloc_time += clock() - t0
                 if nodes.ndim != 1 or len(nodes) != k:
                     raise RuntimeError(f"allocator {name!r} gave {nodes.size} nodes for job {j.job_id} "
                                        f"of {k} processors")
-                free_ids = machine.free_ids()
-                free_points = machine.free_points() if machine.is_grid else None
+                if on_decision is not None:
+                    free_ids = machine.free_ids()
+                    free_points = machine.free_points() if machine.is_grid else None
                 nodes = machine.allocate(nodes, owner=p)
                 nodes.setflags(write=False)
                 if on_decision is not None:
                     on_decision(Decision(decisions, now, j, k, free_ids, free_points, nodes, result, name,
                                          machine.shape, machine.torus))
                 decisions += 1
-                metrics = allocation_metrics(machine, nodes, ranks)
+                metrics = measure(nodes if nodes.dtype == np.int64 else nodes.astype(np.int64))
                 full = j.runtime if model is None else model.run_time(machine, j, nodes, metrics["avg_l1"])
                 run = min(full, j.estimate) if kill else (full if limit is None else min(full, limit))
                 metrics["killed"] = run < full
-                metrics.update(job_locality(local, nodes, bbox=metrics["bbox"], ring_span=metrics["ring_span"]))
                 sched.job_started(j, now)
                 if fair is not None:
                     fair.started(j, now)
@@ -436,16 +477,24 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                 if result is not None and "n_tied" in result.extra:
                     n_tied = int(result.extra["n_tied"])
                 started[p] = (now, nodes, metrics, n_tied, run)
-                running[p] = (now + j.estimate, k)
-                events.push(now + run, FINISH, p)
-            waiting = [j for j in waiting if position[id(j)] not in chosen]
+                entry = running[p] = (now + j.estimate, k)
+                bisect.insort(run_view, entry)
+                seq += 1
+                push(heap, (now + run, FINISH, seq, p))
+            if len(picks) <= len(waiting) and all(a is b for a, b in zip(picks, waiting)):
+                del waiting[:len(picks)]  # the head of the queue started (FCFS order)
+            else:
+                waiting = [j for j in waiting if position[id(j)] not in chosen]
             continue
-        if kind != DISPATCH and dispatch_at != now:
+        if dispatch_at != now:
             dispatch_at = now
-            events.push(now, DISPATCH, None)
+            seq += 1
+            push(heap, (now, DISPATCH, seq, None))
 
     if waiting or started:
         raise RuntimeError(f"simulation ended with {len(waiting)} jobs waiting and {len(started)} running")
-    summary = summarise(records, machine.size, alloc_time)
-    return SimulationResult(tuple(records), summary, machine.describe(), sched.name, name, kill, report,
-                            _time.perf_counter() - wall0)
+    summary = summarise(RecordColumns(dict(zip(_COLUMNS, zip(*rows))) if rows else {}, records), machine.size,
+                        alloc_time)
+    runtime = _time.perf_counter() - wall0
+    summary = replace(summary, event_time=runtime - alloc_time)  # the rest of the run, the summary included
+    return SimulationResult(tuple(records), summary, machine.describe(), sched.name, name, kill, report, runtime)

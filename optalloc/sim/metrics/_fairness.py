@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from ._columns import columns_of
+
 __all__ = ["DEFAULT_HALF_LIFE", "FairShare", "FairStart", "check_users", "fair_start_summary", "fair_start_time"]
 
 #: Half-life of fair-share usage, seconds (one day; SAND2003-3702 gives no rate).
@@ -197,7 +199,8 @@ def fair_start_summary(records) -> dict:
     >>> fair_start_summary([R(start=5.0, fair_start=5.0), R(start=9.0, fair_start=3.0)])
     {'fair_start_missed_share': 0.5, 'fair_start_mean_miss': 6.0, 'fair_start_max_miss': 6.0}
     """
-    pairs = [(r.start, r.fair_start) for r in records if getattr(r, "fair_start", None) is not None]
+    cols = columns_of(records)
+    pairs = [(s, f) for s, f in zip(cols.column("start"), cols.column("fair_start")) if f is not None]
     if not pairs:
         return {"fair_start_missed_share": None, "fair_start_mean_miss": None, "fair_start_max_miss": None}
     start, fair = (np.asarray(c, dtype=float) for c in zip(*pairs))

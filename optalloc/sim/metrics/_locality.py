@@ -35,6 +35,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._columns import columns_of
+
 __all__ = [
     "LOCALITY_METRICS",
     "LocalityContext",
@@ -45,6 +47,9 @@ __all__ = [
     "locality_summary",
     "min_bounding_cube",
 ]
+
+#: Distances a network's adjacency reads at once (rows of its matrix times nodes).
+_CELLS = 1 << 22
 
 #: Metrics aggregated with max, sum of squares, run-time weighting and per processor.
 LOCALITY_METRICS = ("ring_span", "stretch_span", "bbox_volume", "bbox_half_perimeter", "bbox_cube", "components")
@@ -93,6 +98,18 @@ def min_bounding_cube(shape, k: int) -> int:
     return s ** len(shape)
 
 
+def _min_cubes(shape) -> tuple:
+    """``min_bounding_cube(shape, k)`` for every k from 0 (0) to the size:
+    the side of k is the least s whose cube holds k nodes, found among the
+    sides' capacities in one pass."""
+    sides = np.arange(1, max(shape) + 1)
+    capacity = np.ones(len(sides), dtype=np.int64)
+    for n in shape:
+        capacity *= np.minimum(sides, n)
+    side = np.searchsorted(capacity, np.arange(1, math.prod(shape) + 1)) + 1  # least s with capacity >= k
+    return (0, *(int(s) ** len(shape) for s in side))
+
+
 def bounding_cube(bbox) -> int:
     """``max(extent) ** d`` of a bounding box given by its extents.
 
@@ -108,19 +125,33 @@ def locality_context(machine) -> LocalityContext:
     """The :class:`LocalityContext` of a machine (grid or network)."""
     if machine.is_grid:
         cubes = None
-        if machine.size <= 1 << 16:
-            cubes = tuple(min_bounding_cube(machine.shape, k) if k else 0 for k in range(machine.size + 1))
+        if machine.size <= 1 << 20:
+            cubes = _min_cubes(machine.shape)
         links = machine.links()
         return LocalityContext(machine, 1.0, cubes, _padded(machine.size, links[:, 0], links[:, 1]))
     try:
         D = machine.distances()
     except ValueError:  # too large for the whole matrix: the nearest pairs from the structure or links
         return LocalityContext(machine, *_nearest_pairs(machine))
-    positive = D[D > 0]
-    adjacent = float(positive.min()) if positive.size else 0.0
-    u, v = np.nonzero(D <= adjacent)
-    keep = u != v
-    return LocalityContext(machine, adjacent, None, _padded(machine.size, u[keep], v[keep]))
+    n = machine.size
+    rows = max(1, _CELLS // max(1, n))  # rows of D looked at at once: no n x n temporary
+    adjacent = math.inf
+    for lo in range(0, n, rows):
+        block = D[lo:lo + rows]
+        positive = block[block > 0]
+        if positive.size:
+            adjacent = min(adjacent, float(positive.min()))
+    adjacent = 0.0 if adjacent == math.inf else adjacent
+    tails, heads = [], []
+    for lo in range(0, n, rows):
+        u, v = np.nonzero(D[lo:lo + rows] <= adjacent)
+        u += lo
+        keep = u != v
+        tails.append(u[keep])
+        heads.append(v[keep])
+    tails = np.concatenate(tails) if tails else np.zeros(0, dtype=np.int64)
+    heads = np.concatenate(heads) if heads else np.zeros(0, dtype=np.int64)
+    return LocalityContext(machine, adjacent, None, _padded(n, tails, heads))
 
 
 def _nearest_pairs(machine) -> tuple:
@@ -270,13 +301,20 @@ def locality_summary(records) -> dict:
     True
     """
     out = dict.fromkeys(summary_fields())
-    recs = list(records)
+    cols = columns_of(records)
+    runs = procs = None
     for m in set(LOCALITY_METRICS) | set(NEW_MEANS):
-        rows = [(getattr(r, m, None), r.run, r.procs) for r in recs]
-        rows = [row for row in rows if row[0] is not None]
-        if not rows:
+        values = cols.column(m)
+        keep = [i for i, x in enumerate(values) if x is not None]
+        if not keep:
             continue
-        v, run, k = (np.asarray(c, dtype=float) for c in zip(*rows))
+        if runs is None:
+            runs = np.asarray(cols.column("run"), dtype=float)
+            procs = np.asarray(cols.column("procs"), dtype=float)
+        if len(keep) == len(values):
+            v, run, k = np.asarray(values, dtype=float), runs, procs
+        else:
+            v, run, k = np.asarray([values[i] for i in keep], dtype=float), runs[keep], procs[keep]
         if m in NEW_MEANS:
             out[f"mean_{m}"] = float(v.mean())
         if m in LOCALITY_METRICS:
@@ -285,3 +323,4 @@ def locality_summary(records) -> dict:
             out[f"run_weighted_{m}"] = float(np.dot(v, run) / run.sum()) if run.sum() > 0 else None
             out[f"per_proc_{m}"] = float((v / k).mean())
     return out
+

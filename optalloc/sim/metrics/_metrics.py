@@ -27,13 +27,17 @@ import csv
 import dataclasses
 import json
 import math
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..._files import output_file
+from ._columns import columns_of
 from ._fairness import fair_start_summary
+from ._kernels import wrap_pair_sum
 from ._locality import locality_summary
+from ._record import network_weight
 
 __all__ = ["SLOWDOWN_THRESHOLD", "JobRecord", "Summary", "allocation_metrics", "summarise"]
 
@@ -42,13 +46,11 @@ SLOWDOWN_THRESHOLD = 10.0
 
 
 def _axis_pair_sum(c: np.ndarray, n: int, wrap: bool) -> float:
-    k = len(c)
+    """Sum over pairs of the distances along one axis: O(k log k), no k x k matrix."""
+    s = np.sort(c).astype(np.int64)
     if not wrap:
-        s = np.sort(c)
-        return float(np.dot(s, 2 * np.arange(k) - k + 1))
-    d = np.abs(c[:, None] - c[None, :])
-    d = np.minimum(d, n - d)
-    return float(d.sum()) / 2.0
+        return float(np.dot(s, 2 * np.arange(len(s)) - len(s) + 1))
+    return float(wrap_pair_sum(s, n))
 
 
 def _axis_extent(c: np.ndarray, n: int, wrap: bool) -> int:
@@ -121,11 +123,10 @@ def allocation_metrics(machine, nodes, ranks=None) -> dict:
 
 
 def _network_metrics(machine, ids: np.ndarray, ranks) -> dict:
-    """:func:`allocation_metrics` on a network: W over the machine's distance
-    matrix (shortest paths); no bounding box (None), nodes have no coordinates."""
+    """:func:`allocation_metrics` on a network: W over the machine's distances
+    (shortest paths; in blocks of rows for a large job); no bounding box (None), nodes have no coordinates."""
     k = len(ids)
-    h = machine.hierarchy  # a dragonfly or fat tree: W from counts per router, no k x k matrix
-    w = (h.weight(ids) if h is not None else float(machine.distances(ids).sum() / 2.0)) if k > 1 else 0.0
+    w = network_weight(machine, ids)
     pairs = k * (k - 1) / 2
     span = ring_span = None
     if ranks is not None:
@@ -134,7 +135,7 @@ def _network_metrics(machine, ids: np.ndarray, ranks) -> dict:
             "ring_span": ring_span}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JobRecord:
     """What happened to one job.
 
@@ -250,7 +251,10 @@ class Summary:
         Mean number of tied candidates over the decisions with a tie
         (Johnson, Bunde and Leung, Fig. 4).
     allocator_time : float
-        Seconds spent in the allocator.
+        Seconds spent in the allocator's ``select``.
+    event_time : float
+        Seconds of the simulation outside the allocator: events, the
+        scheduler, the machine's state, the records and the summary.
     mean_stretch_span, mean_bbox_half_perimeter, mean_bbox_cube, mean_bbox_cube_ratio, mean_components
         Means of the locality metrics of Leung et al. (2002, sec. 3);
         ``max_M``, ``sum_sq_M``, ``run_weighted_M`` and ``per_proc_M``:
@@ -316,13 +320,14 @@ class Summary:
     fair_start_missed_share: float | None = None
     fair_start_mean_miss: float | None = None
     fair_start_max_miss: float | None = None
+    event_time: float = field(default=0.0, compare=False)
 
     def to_dict(self) -> dict:
         """Plain-Python view (JSON-ready)."""
         return dataclasses.asdict(self)
 
 
-def summarise(records, n_nodes: int, allocator_time: float = 0.0) -> Summary:
+def summarise(records, n_nodes: int, allocator_time: float = 0.0, event_time: float = 0.0) -> Summary:
     """Summary of job records on a machine of ``n_nodes`` nodes.
 
     Examples
@@ -330,13 +335,15 @@ def summarise(records, n_nodes: int, allocator_time: float = 0.0) -> Summary:
     >>> summarise([], 4).jobs
     0
     """
-    recs = list(records)
-    if not recs:
+    recs = columns_of(records)
+    if not len(recs):
         return Summary(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, None, 0.0, None, None, 0, 0,
-                       None, None, None, allocator_time)
-    makespan = max(r.end for r in recs) - min(r.submit for r in recs)
-    busy = sum(r.procs * r.run for r in recs)
-    tied = [r.n_tied for r in recs if r.n_tied is not None]
+                       None, None, None, allocator_time, event_time=event_time)
+    col = {name: recs.column(name) for name in ("end", "submit", "procs", "run", "wait", "flow", "slowdown", "W",
+                                                "avg_l1", "bbox_volume", "span", "ring_span", "killed", "n_tied")}
+    makespan = max(col["end"]) - min(col["submit"])
+    busy = sum(map(operator.mul, col["procs"], col["run"]))
+    tied = [t for t in col["n_tied"] if t is not None]
     if tied:
         with_tie = [t for t in tied if t > 1]
         tie_decisions = len(with_tie)
@@ -344,27 +351,29 @@ def summarise(records, n_nodes: int, allocator_time: float = 0.0) -> Summary:
         mean_tied = float(np.mean(with_tie)) if with_tie else None
     else:
         tie_decisions = tie_share = mean_tied = None
+    multi = [a for a, k in zip(col["avg_l1"], col["procs"]) if k > 1]
     return Summary(
         jobs=len(recs),
         makespan=float(makespan),
         utilisation=float(busy / (n_nodes * makespan)) if makespan > 0 else 0.0,
-        mean_wait=_mean([r.wait for r in recs]),
-        max_wait=float(max(r.wait for r in recs)),
-        mean_flow=_mean([r.flow for r in recs]),
-        mean_slowdown=_mean([r.slowdown for r in recs]),
-        max_slowdown=float(max(r.slowdown for r in recs)),
-        mean_W=_mean([r.W for r in recs]),
-        mean_avg_l1=_mean([r.avg_l1 for r in recs]),
-        mean_avg_l1_multi=_mean([r.avg_l1 for r in recs if r.procs > 1]),
-        mean_bbox_volume=_mean([r.bbox_volume for r in recs]),
-        mean_span=_mean([r.span for r in recs]),
-        mean_ring_span=_mean([r.ring_span for r in recs]),
-        killed=sum(r.killed for r in recs),
+        mean_wait=_mean(col["wait"]),
+        max_wait=float(max(col["wait"])),
+        mean_flow=_mean(col["flow"]),
+        mean_slowdown=_mean(col["slowdown"]),
+        max_slowdown=float(max(col["slowdown"])),
+        mean_W=_mean(col["W"]),
+        mean_avg_l1=_mean(col["avg_l1"]),
+        mean_avg_l1_multi=_mean(multi),
+        mean_bbox_volume=_mean(col["bbox_volume"]),
+        mean_span=_mean(col["span"]),
+        mean_ring_span=_mean(col["ring_span"]),
+        killed=sum(col["killed"]),
         decisions=len(recs),
         tie_decisions=tie_decisions,
         tie_share=tie_share,
         mean_tied=mean_tied,
         allocator_time=float(allocator_time),
+        event_time=float(event_time),
         **locality_summary(recs),
         **fair_start_summary(recs),
     )
@@ -494,3 +503,4 @@ def write_batsim_csv(records, path, *, overwrite=False, workload_name="w0") -> N
         w.writeheader()
         for r in records:
             w.writerow(batsim_row(r, workload_name))
+

@@ -18,6 +18,8 @@ interact).  Subclass :class:`Scheduler` and override :meth:`Scheduler.select`.
 from __future__ import annotations
 
 import bisect
+import heapq
+import itertools
 import math
 
 __all__ = ["EASY", "FCFS", "Conservative", "Scheduler"]
@@ -82,8 +84,8 @@ def head_reservation(now, head, free, running, picks) -> tuple[float, int]:
     estimated end that frees enough processors for ``head``; the jobs of
     ``picks``, just started, hold theirs until their estimate) and the extra
     processors free then beyond the head's."""
-    if picks:
-        running = sorted(list(running) + [(now + j.estimate, j.procs) for j in picks])
+    if picks:  # both sorted: merged lazily, as far as the shadow time
+        running = heapq.merge(running, sorted((now + j.estimate, j.procs) for j in picks))
     avail, shadow = free, None
     for end, p in running:
         if shadow is not None and end > shadow:
@@ -137,8 +139,10 @@ class EASY(Scheduler):
 
     Notes
     -----
-    One pass over the queue per call: O(q + r log r) for q waiting and r
-    running jobs (the sort only when jobs start from the head).
+    One pass over the queue per call, which ends once no processor is
+    free, and over the running jobs as far as the head's shadow time: O(q +
+    r) for q waiting and r running jobs (the jobs started from the head are
+    merged into the running ones, sorted).
 
     Examples
     --------
@@ -155,7 +159,7 @@ class EASY(Scheduler):
         if i >= len(waiting) or free == 0:
             return picks
         shadow, extra = head_reservation(now, waiting[i], free, running, picks)
-        return backfill(now, waiting[i + 1:], free, shadow, extra, picks)
+        return backfill(now, itertools.islice(waiting, i + 1, None), free, shadow, extra, picks)
 
 
 class Conservative(Scheduler):

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from ...machine import Machine, parse_machine
 from ..allocators import (
     DragonflyAllocator,
+    FreeListAllocator,
     KSubsetAllocator,
     NetworkOneDAllocator,
     OneDAllocator,
@@ -256,6 +257,8 @@ def _allocator_spec(text, seed_list, where):
         return ({"method": "1d", "order": alloc.order_name, "strategy": alloc.strategy, "ring": alloc.ring,
                  "options": _canon({"seed": alloc.seed, "iterations": alloc.iterations,
                                     "time_limit": alloc.time_limit})}, [None], alloc)
+    if isinstance(alloc, FreeListAllocator):
+        return {"method": "free-list"}, [None], alloc
     if isinstance(alloc, DragonflyAllocator):
         spec = {"method": f"dfly:{alloc.rule}"}
         if not alloc.random:
