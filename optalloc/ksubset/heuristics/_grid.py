@@ -89,8 +89,10 @@ def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2, h
             if w0:
                 if 2 * bx > L0:
                     continue
-                xa %= L0
-                xb %= L0
+                if xa < 0:  # bx <= L0 / 2: one turn at most
+                    xa += L0
+                if xb >= L0:
+                    xb -= L0
                 if xb < xa:
                     xa, xb = xb, xa
             for t in range(2):
