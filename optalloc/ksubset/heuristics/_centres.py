@@ -168,13 +168,16 @@ def grid_swap(grid: Grid, rows, *, max_swaps=None, tol_once=False) -> tuple[np.n
 def _chosen_matrix(grid: Grid, rows: np.ndarray) -> np.ndarray:
     """The (k, k) distance matrix of the chosen points (wrap distances)."""
     c = grid.co[rows]
-    total = np.zeros((len(rows), len(rows)))
+    total = np.zeros((len(rows), len(rows)), dtype=np.int64)
+    gap = np.empty_like(total)
     for a in range(grid.d):
-        gap = np.abs(c[:, None, a] - c[None, :, a])
+        col = c[:, a]
+        np.subtract(col[:, None], col[None, :], out=gap)
+        np.abs(gap, out=gap)
         if grid.wrap[a]:
-            gap = np.minimum(gap, grid.L[a] - gap)
+            np.minimum(gap, grid.L[a] - gap, out=gap)
         total += gap
-    return total
+    return total.astype(np.float64)
 
 
 def _torus_result(grid, rows, *, ids, coords, method, start, guarantee, bound, extra):

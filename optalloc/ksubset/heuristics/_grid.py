@@ -67,9 +67,10 @@ def _offset(v, c, L, wrap):
 
 
 @njit(cache=True)
-def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
+def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2, hist, h0, h1, h2, mid):
     """The points at L1 distance exactly r from (c0, c1, c2), in cell order
-    (z slowest, x fastest), into rows/o0/o1/o2 (offsets from the centre);
+    (z slowest, x fastest), into rows/o0/o1/o2 (offsets from the centre),
+    or with ``hist`` their offsets counted in h0/h1/h2 (shifted by mid);
     stops after ``stop`` points.  Returns how many."""
     n = 0
     a1, n1, a2, n2 = _span(c2, r, L2, w2)
@@ -88,8 +89,10 @@ def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
             if w0:
                 if 2 * bx > L0:
                     continue
-                xa %= L0
-                xb %= L0
+                if xa < 0:  # bx <= L0 / 2: one turn at most
+                    xa += L0
+                if xb >= L0:
+                    xb -= L0
                 if xb < xa:
                     xa, xb = xb, xa
             for t in range(2):
@@ -100,10 +103,15 @@ def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
                     continue
                 row = occ[base + x]
                 if row >= 0:
-                    rows[n] = row
-                    o0[n] = _offset(x, c0, L0, w0)
-                    o1[n] = dy
-                    o2[n] = dz
+                    if hist:
+                        h0[mid + _offset(x, c0, L0, w0)] += 1
+                        h1[mid + dy] += 1
+                        h2[mid + dz] += 1
+                    else:
+                        rows[n] = row
+                        o0[n] = _offset(x, c0, L0, w0)
+                        o1[n] = dy
+                        o2[n] = dz
                     n += 1
                     if n == stop:
                         return n
@@ -147,7 +155,8 @@ def _ball(c0, c1, c2, occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, 
     big = len(rows) + 1
     while True:
         need = k - count
-        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2)
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2,
+                   False, h0, h1, h2, mid)
         if n <= need:
             take = n
             for t in range(n):
@@ -275,9 +284,16 @@ def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h
     big = len(rows) + 1
     while count < k:
         need = k - count
-        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2)
+        if in_order:  # the shell's first points in cell order, counted as walked
+            count += _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, rows, o0, o1, o2, True, h0, h1, h2,
+                            mid)
+            if count == k:
+                break
+            r += 1
+            continue
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, big, rows, o0, o1, o2, False, h0, h1, h2, mid)
         take = min(n, need)
-        if n > need and not in_order:
+        if n > need:
             order = np.argsort(rows[:n])
             for t in range(need):
                 rows[t] = order[t]
