@@ -144,7 +144,7 @@ def _spot_check(G, hosts, m, i, j) -> bool:
 
 
 def _decision_rows(quick: bool, progress) -> list[BenchRow]:
-    from optalloc import ksubset
+    from optalloc.ksubset import solve
     from optalloc.sim import parse_allocator
 
     big = [("dragonfly:65,32,4,2", dragonfly(65, 32, 4, 2)), ("fattree:32", fat_tree(32))]
@@ -157,8 +157,8 @@ def _decision_rows(quick: bool, progress) -> list[BenchRow]:
         inst = f"{name} ({m.n} nodes), half free, k={k}"
         if progress:
             progress(f"networks: Gen-Alg {inst}")
-        ksubset.solve(m, k, method="gen-alg")  # compile
-        t, r = _timed(lambda: ksubset.solve(m, k, method="gen-alg"), 5)
+        solve(m, k, method="gen-alg")  # compile
+        t, r = _timed(lambda: solve(m, k, method="gen-alg"), 5)
         tb, (nodes, w, _) = _timed(lambda: today_gen_alg(m, k))
         out.append(BenchRow("Gen-Alg, one decision", inst, t, "Gen-Alg over the free nodes' matrix", tb,
                             bool(np.array_equal(r.indices, nodes) and r.objective == w)))
