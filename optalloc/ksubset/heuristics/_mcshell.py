@@ -19,7 +19,7 @@ import numpy as np
 from ..._jit import njit
 from ._mcgrid import _box, _ring_range, _window
 
-__all__ = ["ball_counts", "cross_sections", "shell_offsets", "torus_distances", "torus_set", "torus_weights"]
+__all__ = ["ball_counts", "cross_sections", "shell_offsets", "torus_set", "torus_weights"]
 
 
 
@@ -405,23 +405,4 @@ def torus_set(idpad, freepad, pst, pad, shape, ring, cell, r, m, k, offs, delta,
                 np.empty(65, dtype=np.int64))
     for p in range(m):
         out[got + p] = idpad[base + delta[buf_off[p]]]
-    return out
-
-
-@njit(cache=True)
-def torus_distances(points, shape, ring):
-    """The (k, k) matrix of torus distances (L1 of the per-axis ring
-    distances) between integer points."""
-    k, d = points.shape
-    out = np.zeros((k, k))
-    for i in range(k):
-        for j in range(i + 1, k):
-            t = 0
-            for a in range(d):
-                g = abs(points[i, a] - points[j, a])
-                if ring[a] and shape[a] - g < g:
-                    g = shape[a] - g
-                t += g
-            out[i, j] = t
-            out[j, i] = t
     return out

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..._subset import metric_subset_result
 from ._mcgrid import prefix_table
-from ._mcshell import ball_counts, cross_sections, shell_offsets, torus_distances, torus_set, torus_weights
+from ._mcshell import ball_counts, cross_sections, shell_offsets, torus_set, torus_weights
 from ._median import gen_alg_guarantee
 
 __all__ = ["SMALL", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"]
@@ -116,10 +116,9 @@ def grid_result(free_grid, ring, k, *, start=None):
         bound = max(bound, 0.5 * float(np.partition(score, k - 1)[:k].sum()))
     # coordinates of the chosen ids: x fastest
     cells = np.stack(np.unravel_index(chosen, shape, order="F"), axis=1).astype(np.int64)
-    D = torus_distances(cells, np.array(shape, dtype=np.int64), np.array([bool(w) for w in ring]))
     pts = cells.astype(float)
-    return metric_subset_result(D, np.arange(len(chosen)), ids=chosen, coords=pts, method="mc1x1", start=start,
-                                guarantee=g, bound=bound, extra={"centres": len(nodes)})
+    return metric_subset_result(None, np.arange(len(chosen)), ids=chosen, coords=pts, method="mc1x1", start=start,
+                                guarantee=g, bound=bound, extra={"centres": len(nodes)}, weight=(float(w), True))
 
 
 def machine_mc1x1(machine, k):
