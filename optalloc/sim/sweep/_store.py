@@ -25,6 +25,7 @@ import datetime
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -186,9 +187,26 @@ def _connect(db, *, create):
     return conn
 
 
+def _wal(conn, wait: float = 60.0) -> None:
+    """Put the store in WAL mode.  Switching needs the file to itself, and
+    SQLite answers "locked" at once, without its busy wait, while another
+    process opens the same new store: retry until ``wait`` seconds pass."""
+    deadline = time.monotonic() + wait
+    pause = 0.01
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(0.5, 2 * pause)
+
+
 def _init_schema(conn):
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        _wal(conn)
         conn.execute("PRAGMA synchronous=FULL")
     except sqlite3.OperationalError as exc:
         raise _write_error(conn.path, exc) from None
