@@ -103,10 +103,10 @@ def test_few_points_on_a_huge_mesh():
     assert r.indices.tolist() == [0, 1, 4] and r.extra["n_tied"] == 3
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(2))
 def test_torus_matches_the_dense_version(seed):
     rng = np.random.default_rng(100 + seed)
-    for _ in range(100):
+    for _ in range(60):
         ours, theirs = same_torus(*random_torus(rng))
         assert ours.bound == theirs.bound  # at most SMALL free nodes: the bound of before
 

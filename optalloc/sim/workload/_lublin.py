@@ -42,7 +42,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammainc
 
 from ..._validate import int_at_least
 from ._swf import Job, Trace, _parse_header
@@ -116,6 +115,8 @@ class LublinClass:
         """The 48 half-hour weights of the daily cycle (bucket 0 starts at
         midnight), mean 1."""
         i = np.arange(CYCLE_START, CYCLE_START + BUCKETS, dtype=float)
+        from scipy.special import gammainc  # scipy loads when a trace is made, not with optalloc.sim
+
         mass = gammainc(self.anum, (i + 0.5) / self.bnum) - gammainc(self.anum, (i - 0.5) / self.bnum)
         w = np.empty(BUCKETS)
         w[(i.astype(np.int64) - 1) % BUCKETS] = mass
