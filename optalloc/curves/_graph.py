@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 import time
 
 import numpy as np
@@ -10,6 +9,8 @@ import numpy as np
 from .._progress import Progress, check_progress, library_progress
 from .._result import OrderResult, status_of
 from ..machine import Machine
+from ._large import SPARSE_FROM, SPARSE_METHODS, order_large
+from ._starts import _CURVES, _coordinates, curve_start, spectral_start
 
 #: Largest network ordered (its distance matrix is dense).
 DENSE_MAX = 20000
@@ -17,8 +18,6 @@ DENSE_MAX = 20000
 #: Methods of :func:`order_graph`.
 GRAPH_METHODS = ("auto", "qap", "brute", "ip", "gilbert", "hilbert", "snake", "row-major", "moore", "closed-gilbert",
                  "closed-snake", "spectral", "greedy", "sparse")
-#: The box curves among them (``-`` for ``_``), the closed ones last.
-_CURVES = ("gilbert", "hilbert", "snake", "row-major", "moore", "closed-gilbert", "closed-snake")
 
 
 def _machine_graph(machine: Machine):
@@ -111,56 +110,6 @@ def graph_distances(G, *, weight: str | None = None):
         A = coo_matrix((list(best.values()), (r, c)), shape=(n, n)).tocsr()
     D = shortest_path(A, directed=False, unweighted=weight is None)
     return labels, D
-
-
-def _coordinates(labels):
-    """Integer coordinates when every label is a tuple of 2 or 3 integers, else None."""
-    try:
-        pts = np.array([tuple(operator.index(c) for c in v) for v in labels], dtype=np.int64)
-    except TypeError:
-        return None
-    if pts.ndim != 2 or pts.shape[1] not in (2, 3):
-        return None
-    return pts
-
-
-def curve_start(labels, method: str) -> np.ndarray:
-    """Order the nodes along a box curve over their coordinates' bounding box.
-
-    The curve visits the box; nodes absent from the graph are skipped.
-    ``hilbert`` pads the box to a power-of-two square or cube (as Slurm
-    does); ``gilbert`` needs no padding.
-    """
-    from ._orders import box_order
-
-    pts = _coordinates(labels)
-    if pts is None:
-        raise ValueError(f"method {method!r} needs nodes labelled by integer coordinates (x, y) or (x, y, z), "
-                         "as nx.grid_2d_graph gives")
-    lo = pts.min(axis=0)
-    rel = pts - lo
-    shape = tuple(int(s) for s in rel.max(axis=0) + 1)
-    if method in ("hilbert", "moore"):
-        side = 1 << max(0, int(np.ceil(np.log2(max(shape)))))
-        shape = (side,) * len(shape)
-    curve = np.asarray(box_order(shape, method.replace("-", "_")), dtype=np.int64)
-    where = {tuple(p): i for i, p in enumerate(map(tuple, rel))}
-    return np.array([where[t] for t in map(tuple, curve) if t in where], dtype=np.intp)
-
-
-def spectral_start(G, rng=None) -> np.ndarray:
-    """Order by the Fiedler vector of the graph Laplacian (ties by index).
-
-    Ranks follow ``list(G.nodes)``; the eigensolver is seeded by ``rng``.
-    """
-    import networkx as nx
-
-    n = G.number_of_nodes()
-    if n < 3:
-        return np.arange(n, dtype=np.intp)
-    seed = int(np.random.default_rng(rng).integers(2**31))
-    vals = np.asarray(nx.fiedler_vector(G, normalized=False, seed=seed, method="tracemin_lu"))
-    return np.lexsort((np.arange(n), vals)).astype(np.intp)
 
 
 def greedy_start(D: np.ndarray) -> np.ndarray:
@@ -284,7 +233,6 @@ def order_graph(G, *, method: str = "auto", weights=None, ring: bool = False, we
 
 def _order_graph(G, method, weights, ring, weight, rng, time_limit, iterations, progress, start_time):
     """:func:`order_graph` with ``progress`` None, a callable or a Progress."""
-    from ._large import SPARSE_FROM, SPARSE_METHODS, order_large
     from ._objective import order_objective, rank_weights
 
     size = G.n if isinstance(G, Machine) else (G.number_of_nodes() if hasattr(G, "number_of_nodes") else 0)

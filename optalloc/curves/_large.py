@@ -23,6 +23,7 @@ from ._scalable import (
     sparse_objective,
     swap_search,
 )
+from ._starts import _CURVES, curve_start, spectral_start
 
 #: ``method="auto"`` orders machines of more nodes by the sparse search
 #: (the QAP search's dense matrices and its O(N^2) moves grow past a minute).
@@ -41,7 +42,6 @@ def _int_labels(labels) -> bool:
 
 def _starts(machine: Machine, method: str, dist, nbr, labels):
     """The start orders of ``method``, by name."""
-    from ._graph import _CURVES, curve_start, spectral_start
     from ._orders import box_order
 
     n = machine.n

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._limits import PAIRS_MAX, _strides
 from ._network import GraphRows
 
 
@@ -37,8 +38,6 @@ class MachineLinks:
         a larger one raises ValueError (read :meth:`pair_distances`).
         """
         if self._edges is None and self.hierarchy is not None:
-            from ._machine import PAIRS_MAX
-
             if self.n > PAIRS_MAX:
                 raise ValueError(f"the {self.describe()} has {self.n} nodes; its links (every pair of nodes) are "
                                  f"listed up to {PAIRS_MAX}: read pair_distances or distances(nodes)")
@@ -93,8 +92,6 @@ class MachineLinks:
         if self.shape is None:
             e = np.array([(u, v) for u, v, _ in self.edges], dtype=np.int64).reshape(-1, 2)
             return np.concatenate([e, e[:, ::-1]])
-        from ._machine import _strides
-
         coords = self.coords
         ids = np.arange(self.n, dtype=np.int64)
         out = []

@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from .._validate import validate_nodes
+from ._limits import PAIRS_MAX, _strides
 from ._links import MachineLinks, matrix_refusal
 from ._network import GraphRows, distance_links, graph_links
 from ._state import give_back, take
@@ -23,9 +24,6 @@ AXES_MAX = 6
 #: Largest network, and largest node set of a dense distance matrix
 #: (8 bytes a pair: 3.2 GB).
 DENSE_MAX = 20_000
-#: Largest network given by its distances alone (:meth:`Machine.from_distances`
-#: without ``edges``: processors per node), each pair of its nodes a link.
-PAIRS_MAX = 4096
 #: Largest network whose whole matrix ``distances()`` builds (134 MB).
 MATRIX_MAX = 4096
 #: Owner of the nodes that a machine map marks busy.
@@ -606,8 +604,3 @@ class Machine(MachineLinks):
 def _plain_ids(ids) -> bool:
     """A non-empty 1-D int64 array: the compiled update takes it as it is."""
     return type(ids) is np.ndarray and ids.dtype == np.int64 and ids.ndim == 1 and ids.size > 0
-
-
-def _strides(shape) -> np.ndarray:
-    # node id of (x, y, z) = x + W * (y + H * z): x varies fastest
-    return np.concatenate(([1], np.cumprod(shape[:-1]))).astype(np.int64)
