@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+from ..._gridweight import grid_weight
 from ..._subset import metric_subset_result
 from ..bounds._lattice import TOWN_2D, TOWN_3D
 from ._grid import centre_rows, centre_scores, grid_descent
@@ -165,40 +166,11 @@ def grid_swap(grid: Grid, rows, *, max_swaps=None, tol_once=False) -> tuple[np.n
     return np.flatnonzero(inside), int(swaps)
 
 
-def torus_weight(cells: np.ndarray, L, wrap) -> int:
-    """W of distinct grid points ``cells`` (k, d) in the wrap distance
-    (per axis ``min(|a - b|, L - |a - b|)`` where the axis wraps), from
-    each axis's sorted coordinates in O(d k log k), without a k x k matrix.
-
-    On an axis, with the coordinates sorted, the pairs ending at the j-th
-    are ``j x_j - sum_{i<j} x_i`` long in all; on a ring the pairs more
-    than L / 2 apart, ``i < m_j = #{x_i < x_j - L/2}``, are
-    ``L - (x_j - x_i)`` instead, ``2 (m_j x_j - sum_{i<m_j} x_i) - m_j L``
-    less.
-
-    >>> torus_weight(np.array([[0], [1], [7]]), [8], [True])  # 1 + 1 + 2
-    4
-    """
-    cells = np.asarray(cells, dtype=np.int64)
-    k = len(cells)
-    total = 0
-    for a in range(cells.shape[1]):
-        x = np.sort(cells[:, a])
-        before = np.concatenate(([0], np.cumsum(x)))  # sum of the first i values
-        j = np.arange(k, dtype=np.int64)
-        total += int((j * x - before[:-1]).sum())
-        if wrap[a]:
-            side = int(L[a])
-            m = np.searchsorted(x, x - side / 2.0, side="left").astype(np.int64)
-            total -= int((2 * (m * x - before[m]) - m * side).sum())
-    return total
-
-
 def _torus_result(grid, rows, *, ids, coords, method, start, guarantee, bound, extra):
     """The result of the chosen rows; its bound is the larger of ``bound``
     and ``W / guarantee``."""
     rows = np.sort(np.asarray(rows, dtype=np.intp))
-    w = float(torus_weight(grid.co[rows], grid.L, grid.wrap))
+    w = float(grid_weight(grid.co[rows], grid.L, grid.wrap))
     bound = max(bound, w / guarantee)
     return metric_subset_result(None, np.arange(len(rows)), ids=np.asarray(ids)[rows],
                                 coords=np.asarray(coords)[rows], method=method, start=start, guarantee=guarantee,

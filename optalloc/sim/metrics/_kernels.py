@@ -2,44 +2,19 @@
 spans along an ordering, and connected components, each in one pass over
 the job's nodes (no k x k matrix).
 
-W of a set of grid points is a sum over axes.  On a mesh axis, with the
-coordinates sorted ``c_0 <= ... <= c_{k-1}``, the i-th counts + in i pairs
-and - in k - 1 - i.  On a wrapping axis of side n the distance of a pair
-``c_i <= c_j`` is ``c_j - c_i`` while ``2 (c_j - c_i) <= n``, else
-``n - (c_j - c_i)``; the pairs of each i on either side of that cut are
-counted with prefix sums and a pointer that only moves forward: O(k)
-after the sort, O(k log k) in all.  Every figure is an integer, exact as
-a float below 2**53.
+W of a set of grid points is a sum over axes, each from its sorted
+coordinates (``optalloc._gridweight``): O(k log k) in all.  Every figure
+is an integer, exact as a float below 2**53.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..._gridweight import wrap_pair_sum
 from ..._jit import njit
 
-__all__ = ["count_components", "grid_weight_bbox", "job_figures", "ring_spans", "wrap_pair_sum"]
-
-
-@njit(cache=True)
-def wrap_pair_sum(s, n):
-    """Sum over pairs of min(d, n - d) of sorted coordinates ``s`` on a ring of side n."""
-    k = len(s)
-    prefix = np.zeros(k + 1, dtype=np.int64)
-    for i in range(k):
-        prefix[i + 1] = prefix[i] + s[i]
-    total = 0
-    p = 0  # last j with 2 (s[j] - s[i]) <= n
-    for i in range(k):
-        if p < i:
-            p = i
-        while p + 1 < k and 2 * (s[p + 1] - s[i]) <= n:
-            p += 1
-        near = p - i
-        total += prefix[p + 1] - prefix[i + 1] - near * s[i]
-        far = k - 1 - p
-        total += far * (n + s[i]) - (prefix[k] - prefix[p + 1])
-    return total
+__all__ = ["count_components", "grid_weight_bbox", "job_figures", "ring_spans"]
 
 
 @njit(cache=True)

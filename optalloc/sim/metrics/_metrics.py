@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..._files import output_file
+from ..._gridweight import axis_pair_sum
 from ._columns import columns_of
 from ._fairness import fair_start_summary
-from ._kernels import wrap_pair_sum
 from ._locality import locality_summary
 from ._record import network_weight
 
@@ -43,14 +43,6 @@ __all__ = ["SLOWDOWN_THRESHOLD", "JobRecord", "Summary", "allocation_metrics", "
 
 #: Run time floor (seconds) of the bounded slowdown.
 SLOWDOWN_THRESHOLD = 10.0
-
-
-def _axis_pair_sum(c: np.ndarray, n: int, wrap: bool) -> float:
-    """Sum over pairs of the distances along one axis: O(k log k), no k x k matrix."""
-    s = np.sort(c).astype(np.int64)
-    if not wrap:
-        return float(np.dot(s, 2 * np.arange(len(s)) - len(s) + 1))
-    return float(wrap_pair_sum(s, n))
 
 
 def _axis_extent(c: np.ndarray, n: int, wrap: bool) -> int:
@@ -112,7 +104,7 @@ def allocation_metrics(machine, nodes, ranks=None) -> dict:
             for ax, (n, wrap) in enumerate(zip(machine.shape, machine.torus)):
                 if wrap:
                     c = s[:, ax]
-                    w += _axis_pair_sum(c, n, True) - _axis_pair_sum(c, n, False)
+                    w += axis_pair_sum(c, n, True) - axis_pair_sum(c, n, False)
                     bbox[ax] = _axis_extent(c, n, True)
     pairs = k * (k - 1) / 2
     span = ring_span = None
