@@ -176,6 +176,7 @@ def mm_inc_dense(points, k, *, max_swaps=None) -> Dense:
 
 
 def _set_weights(D, sets):
+    """W of each row of ``sets`` in D (the replaced set_weights; the MC1x1 baseline reads it too)."""
     m, k = sets.shape
     if k < 2 or m == 0:
         return np.zeros(m)

@@ -21,6 +21,7 @@ from optalloc._subset import metric_subset_result, subset_result
 from optalloc._validate import validate_k, validate_points
 
 from .._common import BenchRow
+from ._centres import _set_weights
 
 __all__ = ["baseline_machine", "baseline_mc1x1", "baseline_mc1x1_torus", "rows"]
 
@@ -167,16 +168,6 @@ def _axis_gaps(a, b, shape, torus):
         if wrap:
             gap[:, :, axis] = np.minimum(gap[:, :, axis], side - gap[:, :, axis])
     return gap
-
-
-def _set_weights(D, sets):
-    m, k = sets.shape
-    if k < 2 or m == 0:
-        return np.zeros(m)
-    iu, ju = np.triu_indices(k, 1)
-    step = max(1, (1 << 20) // len(iu))
-    return np.concatenate([D[sets[lo : lo + step][:, iu], sets[lo : lo + step][:, ju]].sum(axis=1)
-                           for lo in range(0, m, step)])
 
 
 def baseline_mc1x1_torus(D, k, *, ids, coords, axes):
