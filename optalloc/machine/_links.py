@@ -8,6 +8,7 @@ import numpy as np
 
 from ._limits import PAIRS_MAX, _strides
 from ._network import GraphRows
+from ._tree import SwitchTree, fat_tree_switches, tree_from_graph
 
 
 def matrix_refusal(what: str, n: int, most: int) -> str:
@@ -28,6 +29,65 @@ class MachineLinks:
         self._text = text
         return self
 
+    @classmethod
+    def from_tree(cls, G, hosts, *, weight: str | None = None, root=None):
+        """A network machine whose nodes are the hosts of a tree of switches.
+
+        The distance of two hosts is the length of the one path between
+        them in G, worked out from the tree (no matrix): a Slurm tree
+        topology, or any tree of switches. The exact k-subset solver runs
+        on such a machine in polynomial time.
+
+        Parameters
+        ----------
+        G : networkx.Graph
+            An undirected tree (connected, one link fewer than vertices)
+            over the hosts and the switches.
+        hosts : sequence
+            The vertices of G that are compute nodes, in node-id order (the
+            machine's ``labels``); usually its leaves. The other vertices
+            are switches.
+        weight : str, optional
+            Edge attribute holding a link's length (default: hops).
+        root : optional
+            The vertex the tree hangs from (default: a centre of the tree);
+            distances do not depend on it.
+
+        Raises
+        ------
+        ValueError
+            If G is directed, not a tree, or a host is not a vertex of G.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from optalloc.machine import Machine
+        >>> G = nx.Graph([("top", "s1"), ("top", "s2"), ("s1", "a"), ("s1", "b"), ("s2", "c")])
+        >>> m = Machine.from_tree(G, ["a", "b", "c"])
+        >>> m.pair_distances([0, 0], [1, 2]).tolist(), m.tree.switch_labels
+        ([2.0, 4.0], ('top', 's1', 's2'))
+        """
+        tree, labels = tree_from_graph(G, hosts, weight=weight, root=root)
+        self = cls.__new__(cls)
+        self.shape, self.torus, self.labels, self._edges, self._net = None, (), labels, None, tree
+        self._init_state(tree.n)
+        self._text = f"tree of {tree.n} nodes and {tree.V - tree.n} switches"
+        return self
+
+    @property
+    def tree(self):
+        """The :class:`SwitchTree` of a machine whose distances are a tree's
+        (built with :meth:`from_tree`, or a fat tree seen as host, edge
+        switch, pod and core), else None."""
+        net = self._net
+        if isinstance(net, SwitchTree):
+            return net
+        if net is not None and getattr(net, "kind", None) == "fattree":
+            if net._switch_tree is None:
+                net._switch_tree = fat_tree_switches(net)
+            return net._switch_tree
+        return None
+
     @property
     def edges(self) -> tuple[tuple[int, int, float], ...] | None:
         """A network's links ``(i, j, length)``, i < j; None on a grid.
@@ -37,7 +97,7 @@ class MachineLinks:
         paths over these links give the distances back), up to 4096 nodes;
         a larger one raises ValueError (read :meth:`pair_distances`).
         """
-        if self._edges is None and self.hierarchy is not None:
+        if self._edges is None and self._net is not None and not isinstance(self._net, GraphRows):
             if self.n > PAIRS_MAX:
                 raise ValueError(f"the {self.describe()} has {self.n} nodes; its links (every pair of nodes) are "
                                  f"listed up to {PAIRS_MAX}: read pair_distances or distances(nodes)")
@@ -51,7 +111,7 @@ class MachineLinks:
         """The structure of a dragonfly or fat tree (node, unit, block:
         router and group, edge switch and pod), else None."""
         net = self._net
-        return net if net is not None and not isinstance(net, GraphRows) else None
+        return net if net is not None and not isinstance(net, (GraphRows, SwitchTree)) else None
 
     @property
     def metric_key(self) -> tuple:
@@ -60,8 +120,8 @@ class MachineLinks:
         machine."""
         if self.shape is not None:
             return (self.shape, self.torus)
-        if self.hierarchy is not None:
-            return self.hierarchy.key
+        if self._net is not None and not isinstance(self._net, GraphRows):  # a dragonfly, fat tree or tree
+            return self._net.key
         if self._key is None:
             import hashlib
 

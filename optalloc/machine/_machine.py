@@ -591,7 +591,7 @@ class Machine(MachineLinks):
         return "\n\n".join(layers) + "\n"
 
     def __repr__(self) -> str:
-        if self.hierarchy is not None:
+        if self.hierarchy is not None or self.tree is not None:
             return f"<Machine network: {self.describe()}, {self.n} nodes>"
         if self.shape is None:
             return f"<Machine network: {self.n} nodes, {len(self.edges)} links>"

@@ -70,6 +70,7 @@ class Hierarchy:
         lb = np.where(self.neighbours >= 0, self.neighbours // self.units_per_block, -1)
         self.linked_blocks = _padded_rows(lb)
         self._tables = None
+        self._switch_tree = None  # the fat tree as a tree of switches (Machine.tree), built on first use
 
     @property
     def key(self) -> tuple:
