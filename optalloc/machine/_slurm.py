@@ -183,11 +183,7 @@ def read_topology(path):
     from .._text import read_text
 
     path = os.fspath(path)
-    try:
-        text = read_text(path)
-    except OSError as err:
-        raise ValueError(f"{path}: cannot read it ({err.strerror or err})") from None
-    return parse_topology(text, source=str(path))
+    return parse_topology(read_text(path), source=str(path))
 
 
 def _tree(lines, source: str):
