@@ -123,7 +123,7 @@ def add_instance(p: argparse.ArgumentParser) -> None:
               help="machine map: '.' free, any other character busy; the candidates are its free nodes")
     add_machine(p, group=src, example="mesh16x16.txt", help="the machine whose free nodes are the candidates: a "
                 "mesh (16x16, 8x8x4; every node free) or a machine map file; on a torus or network (a network file, "
-                "a generated one) in the machine's own metric")
+                "a Slurm topology.conf, a generated one) in the machine's own metric")
 
 
 # ---------------------------------------------------------------- solve
