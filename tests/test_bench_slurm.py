@@ -14,5 +14,5 @@ def test_the_generated_topology_has_three_levels():
 
 def test_quick_rows_agree():
     out = rows(quick=True)
-    assert len(out) == 3 and all(r.agree for r in out)
+    assert len(out) == 4 and all(r.agree for r in out)
     assert out[0].case == "parse_topology" and all(r.seconds > 0 for r in out)

@@ -10,6 +10,8 @@
 - One decision of ``slurm:tree`` on that machine with half the nodes busy
   (at random), against ``gen-alg`` on the same machine, for several k.
   ``agree``: both give k distinct free nodes; the case names give their W.
+  The same on a fat tree (``fattree:32``, quick: ``fattree:16``), where
+  gen-alg reads the fat tree's structure.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def _graph(leaves: int, per_leaf: int, per_middle: int):
 def rows(*, quick: bool = False, progress=None) -> list[BenchRow]:
     """The reading and allocation rows (the module's text says what each
     compares). ``quick``: 1,024 nodes and k = 16, 64; otherwise 8,192 nodes
-    and k = 16, 64, 256."""
+    and k = 16, 64, 256; then the fat tree."""
     leaves, per_leaf, per_middle = (32, 32, 8) if quick else (256, 32, 16)
     text = topology_text(leaves, per_leaf, per_middle)
     inst = f"topology.conf, {leaves * per_leaf} nodes, {leaves} leaf switches"
@@ -87,6 +89,28 @@ def rows(*, quick: bool = False, progress=None) -> list[BenchRow]:
         t0 = time.perf_counter()
         ref = solve(m, k, method="gen-alg")
         t_ref = time.perf_counter() - t0
+        ok = all(len(set(x.tolist())) == k and m.free[x].all() for x in (ours, ref.indices))
+        out.append(BenchRow(f"slurm:tree decision (W {m.tree.weight(ours):.0f})", where, t_ours,
+                            f"gen-alg (W {ref.objective:.0f})", t_ref, ok))
+    return out + _fat_tree_rows(16 if quick else 32, (64,) if quick else (64, 256), progress)
+
+
+def _fat_tree_rows(k_ary: int, ks, progress) -> list[BenchRow]:
+    """slurm:tree on a fat tree (its tree: host, edge switch, pod, core), half
+    free, against gen-alg, which reads the fat tree's structure."""
+    from optalloc.machine import fat_tree
+
+    m = fat_tree(k_ary)
+    m.allocate(np.sort(np.random.default_rng(0).choice(m.n, m.n // 2, replace=False)))
+    alloc = SlurmTreeAllocator()
+    alloc.select(m, 1)
+    out = []
+    for k in ks:
+        where = f"fattree:{k_ary} ({m.n} hosts), 50% free (seed 0), k={k}"
+        if progress:
+            progress(f"slurm: slurm:tree and gen-alg, {where}")
+        t_ours, ours = best_time(lambda k=k: alloc.select(m, k), 5)
+        t_ref, ref = best_time(lambda k=k: solve(m, k, method="gen-alg"), 3)
         ok = all(len(set(x.tolist())) == k and m.free[x].all() for x in (ours, ref.indices))
         out.append(BenchRow(f"slurm:tree decision (W {m.tree.weight(ours):.0f})", where, t_ours,
                             f"gen-alg (W {ref.objective:.0f})", t_ref, ok))

@@ -121,3 +121,16 @@ def test_slurm_allocators_are_refused_on_a_mesh(capsys):
     assert main(["simulate", "small.swf", "--machine", "8x4", "--allocator", "slurm:tree", "--jobs", "5", "-q"]) == 2
     err = capsys.readouterr().err
     assert "does not fit" in err and "tree of switches" in err and err.count("\n") == 1
+
+
+def test_a_sweep_runs_the_slurm_allocators_on_a_topology(tmp_path, capsys):
+    from optalloc import instance_path
+
+    (tmp_path / "topology.conf").write_text(TOPOLOGY)
+    (tmp_path / "small.swf").write_bytes(instance_path("small.swf").read_bytes())
+    (tmp_path / "s.toml").write_text('[sweep]\nname = "slurm"\ntraces = [{path = "small.swf", limit = 20}]\n'
+                                     'machines = ["topology.conf"]\nschedulers = ["easy"]\n'
+                                     'allocators = ["slurm:tree", "slurm:block:sizes=8,16"]\n')
+    assert main(["sweep", str(tmp_path / "s.toml"), "--db", str(tmp_path / "s.sqlite"), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "slurm:tree" in out and "slurm:block:sizes=8,16" in out and "2 run, 0 failed" in out
