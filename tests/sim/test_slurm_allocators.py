@@ -250,3 +250,26 @@ def test_the_registry_knows_them_and_refuses_other_machines():
     path = Machine.from_tree(nx.path_graph(4), [0, 1, 2, 3])  # hosts below hosts
     with pytest.raises(ValueError, match="every node to hang from a switch"):
         check_allocator(parse_allocator("slurm:block"), path)
+
+
+def test_block_jobs_stay_in_the_best_fit_aggregate_on_random_states():
+    """A job of at most one (two) base blocks goes to the block (aligned pair of blocks) with the
+    fewest free nodes among those that hold it, the last of equals, as Slurm's block choice."""
+    rng = np.random.default_rng(5)
+    m0 = parse_topology(BLOCKS)
+    a = SlurmBlockAllocator()
+    for _ in range(300):
+        m = m0.copy_empty()
+        m.allocate(np.flatnonzero(rng.random(m.n) < rng.uniform(0.2, 0.8))[: m.n - 1])
+        per_block = m.free.reshape(8, 4).sum(axis=1)
+        for width, lo in ((1, 1), (2, 5)):
+            free = per_block.reshape(-1, width).sum(axis=1)
+            k = int(rng.integers(lo, 4 * width + 1))
+            if k > m.n_free:
+                continue
+            fits = [i for i in range(len(free)) if free[i] >= k]
+            got = a.select(m, k)
+            assert len(set(got.tolist())) == k and m.free[got].all()
+            if fits:
+                best = min(fits, key=lambda i: (free[i], -i))
+                assert set((got // (4 * width)).tolist()) == {best}, (width, k, free.tolist())
