@@ -401,6 +401,12 @@ def parse_nodelist(machine, text: str) -> np.ndarray:
 def format_nodelist(machine, nodes) -> str:
     """One hostlist expression of the nodes ``nodes`` of ``machine`` (their labels).
 
+    Raises
+    ------
+    ValueError
+        A node id out of range, or labels that a hostlist cannot hold
+        (a dragonfly's ``(group, router, node)``).
+
     Examples
     --------
     >>> from optalloc import instance_path
@@ -412,4 +418,8 @@ def format_nodelist(machine, nodes) -> str:
     if len(nodes) and (nodes.min() < 0 or nodes.max() >= machine.n):
         raise ValueError(f"`nodes` must be node ids 0 .. {machine.n - 1}")
     labels = [str(machine.labels[i]) if machine.labels is not None else str(i) for i in nodes.tolist()]
-    return hostlist.collect_hostlist(labels)
+    try:
+        return hostlist.collect_hostlist(labels)
+    except hostlist.BadHostlist as err:
+        raise ValueError(f"the labels of the {machine.describe()} are not host names a node list can hold "
+                         f"({labels[0]!r} for one: {err})") from None

@@ -148,6 +148,8 @@ def test_node_lists_on_numbered_machines_are_ids():
     m = parse_machine("dragonfly:3,2,1,1")
     with pytest.raises(ValueError, match="is not a node"):
         parse_nodelist(m, "[0-2]")  # a dragonfly's labels are (group, router, node)
+    with pytest.raises(ValueError, match="not host names a node list can hold"):
+        format_nodelist(m, [0, 1])
     g = parse_machine(str(instance_path("network.txt")))
     ids = parse_nodelist(g, format_nodelist(g, [0, 2]))
     assert ids.tolist() == [0, 2]
