@@ -107,19 +107,8 @@ class _Layout:
             if p != s and level[p] < level[s] + 1:
                 level[p] = level[s] + 1
         self.sw_level = level
+        self.sw_depth = tree.level[n:].astype(np.int64)  # links from the root
         self.tree = tree
-        self._hops = None
-
-    @property
-    def hops(self) -> np.ndarray:
-        """(L, L) switch hops between the leaf switches."""
-        if self._hops is None:
-            t, v = self.tree, self.leaf_sw + self.n
-            a, b = np.meshgrid(v, v, indexing="ij")
-            top = t.lca(a.ravel(), b.ravel()).reshape(a.shape)
-            lv = t.level
-            self._hops = (lv[a] + lv[b] - 2 * lv[top]).astype(np.int64)
-        return self._hops
 
 
 def slurm_misfit(machine) -> str | None:
@@ -181,14 +170,30 @@ class SlurmTreeAllocator(_SlurmAllocator):
         lay = self.layout(machine)
         free = np.ascontiguousarray(machine.free, dtype=np.bool_)
         nodes = _tree_pick(free, int(k), lay.sw_parent, lay.sw_level, lay.leaf_sw, lay.leaf_ptr, lay.leaf_hosts,
-                           lay.up_order, lay.host_leaf, lay.hops)
+                           lay.up_order, lay.host_leaf, lay.sw_depth)
         if len(nodes) != k:
             raise RuntimeError(f"allocator {self.name!r} placed {len(nodes)} of {k} nodes")
         return np.sort(nodes)
 
 
 @njit(cache=True)
-def _tree_pick(free, k, sw_parent, sw_level, leaf_sw, leaf_ptr, leaf_hosts, up_order, host_leaf, hops):
+def _hops(a, b, sw_parent, sw_depth):
+    """Links between switches a and b of the tree (up to their lowest common ancestor)."""
+    steps = 0
+    while sw_depth[a] > sw_depth[b]:
+        a = sw_parent[a]
+        steps += 1
+    while sw_depth[b] > sw_depth[a]:
+        b = sw_parent[b]
+        steps += 1
+    while a != b:
+        a, b = sw_parent[a], sw_parent[b]
+        steps += 2
+    return steps
+
+
+@njit(cache=True)
+def _tree_pick(free, k, sw_parent, sw_level, leaf_sw, leaf_ptr, leaf_hosts, up_order, host_leaf, sw_depth):
     """Slurm's leaf-switch loop (``_eval_nodes_topo``) for k nodes of one CPU."""
     S = len(sw_parent)
     L = len(leaf_sw)
@@ -250,7 +255,7 @@ def _tree_pick(free, k, sw_parent, sw_level, leaf_sw, leaf_ptr, leaf_hosts, up_o
         if best == -1:
             break
         for j in range(L):
-            dist[j] += hops[best, j]
+            dist[j] += _hops(leaf_sw[best], leaf_sw[j], sw_parent, sw_depth)
         got = 0
         for t in range(leaf_ptr[best], leaf_ptr[best + 1]):
             h = leaf_hosts[t]
