@@ -173,6 +173,21 @@ def parse_topology(text: str, *, source: str = "topology.conf"):
 def read_topology(path):
     """The machine of a Slurm ``topology.conf`` file (:func:`parse_topology`).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (gzipped or not).
+
+    Returns
+    -------
+    Machine
+        As :func:`parse_topology` gives it; messages name the file.
+
+    Raises
+    ------
+    ValueError
+        One line: no such file, or what :func:`parse_topology` refuses.
+
     Examples
     --------
     >>> from optalloc import instance_path
