@@ -44,6 +44,7 @@ an expression on a machine whose labels are host names, and
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import hostlist
@@ -157,7 +158,7 @@ def parse_topology(text: str, *, source: str = "topology.conf"):
     ([2.0, 4.0], (2, 4))
     """
     if not isinstance(text, str):
-        raise ValueError(f"`text` must be the text of a topology.conf, got {type(text).__name__}")
+        raise ValueError(f"`text` must be the text of a topology.conf, got {type(text).__name__}")  # noqa: TRY004
     lines = list(_logical_lines(text))
     if not lines:
         raise ValueError(f"{source}: no SwitchName= or BlockName= line")
@@ -354,7 +355,7 @@ def _block_sizes(text: str, where: str) -> tuple[int, ...]:
         raise ValueError(f"{where}: BlockSizes must be positive integers separated by commas, got {text!r}") from None
     if not sizes or min(sizes) < 1:
         raise ValueError(f"{where}: BlockSizes must be positive integers separated by commas, got {text!r}")
-    for a, b in zip(sizes, sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         ratio = b // sizes[0]
         if b % sizes[0] or ratio & (ratio - 1) or b <= a:
             raise ValueError(f"{where}: each of BlockSizes must be a power of two times the first and larger than "
@@ -395,7 +396,8 @@ def parse_nodelist(machine, text: str) -> np.ndarray:
     [0, 1, 2, 3, 16]
     """
     if not isinstance(text, str):
-        raise ValueError(f"a node list must be a hostlist expression such as 'cn[001-004]', got {text!r}")
+        raise ValueError(  # noqa: TRY004
+            f"a node list must be a hostlist expression such as 'cn[001-004]', got {text!r}")
     names = _expand(text.strip(), "node list")
     if not names:
         raise ValueError(f"node list {text!r} names no node")

@@ -75,7 +75,7 @@ def _slurm_tree_reference(m, k):
             level[parent[s]] = max(level[parent[s]], level[s] + 1)
     free = set(m.free_ids().tolist())
     cnt = {s: len([h for h in t.hosts_under(s).tolist() if h in free]) for s in switches}
-    hops = lambda a, b: int(t.level[a] + t.level[b] - 2 * t.level[t.lca([a], [b])[0]])  # noqa: E731
+    hops = lambda a, b: int(t.level[a] + t.level[b] - 2 * t.level[t.lca([a], [b])[0]])
     dist = {s: 0 for s in leaves}
     out, rem = [], k
 

@@ -27,8 +27,7 @@ from ... import ksubset
 from ._allocators import Allocator, FreeListAllocator, KSubsetAllocator, OneDAllocator, RandomAllocator
 from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, dragonfly_layout, parse_dragonfly_allocator
 from ._network import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator
-from ._slurm import SLURM_ALLOCATORS, parse_slurm_allocator, slurm_misfit
-from ._slurm import _SlurmAllocator as SlurmAllocator
+from ._slurm import SLURM_ALLOCATORS, SlurmAllocator, parse_slurm_allocator, slurm_misfit
 
 __all__ = ["ALLOCATOR_FAMILIES", "Family", "check_allocator", "fitting_allocators", "misfit", "parse_allocator"]
 

@@ -65,6 +65,7 @@ which is how Slurm's ``topology.conf`` for a fat tree lists them.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -72,7 +73,8 @@ import numpy as np
 from ..._jit import njit
 from ._allocators import Allocator
 
-__all__ = ["SLURM_ALLOCATORS", "SlurmBlockAllocator", "SlurmTreeAllocator", "parse_slurm_allocator", "slurm_misfit"]
+__all__ = ["SLURM_ALLOCATORS", "SlurmAllocator", "SlurmBlockAllocator", "SlurmTreeAllocator", "parse_slurm_allocator",
+           "slurm_misfit"]
 
 #: the names after ``slurm:``
 SLURM_ALLOCATORS = ("tree", "block")
@@ -123,7 +125,10 @@ def slurm_misfit(machine) -> str | None:
     return None
 
 
-class _SlurmAllocator(Allocator):
+class SlurmAllocator(Allocator):
+    """Base class of the Slurm allocators: the tree's layout, read once per tree."""
+
+    #: the name after ``slurm:``
     rule = ""
 
     def __init__(self):
@@ -147,7 +152,7 @@ class _SlurmAllocator(Allocator):
         return f"{type(self).__name__}()"
 
 
-class SlurmTreeAllocator(_SlurmAllocator):
+class SlurmTreeAllocator(SlurmAllocator):
     """Slurm's topology/tree placement (``slurm:tree``; the module's text
     gives the rule and where it differs from Slurm).
 
@@ -275,7 +280,7 @@ def _tree_pick(free, k, sw_parent, sw_level, leaf_sw, leaf_ptr, leaf_hosts, up_o
     return out[:taken]
 
 
-class SlurmBlockAllocator(_SlurmAllocator):
+class SlurmBlockAllocator(SlurmAllocator):
     """Slurm's topology/block placement (``slurm:block``; the module's
     text gives the rule and where it differs from Slurm).
 
@@ -307,8 +312,9 @@ class SlurmBlockAllocator(_SlurmAllocator):
         super().__init__()
         if sizes is not None:
             sizes = tuple(int(s) for s in (sizes if isinstance(sizes, (tuple, list)) else (sizes,)))
+            base = sizes[0] if sizes else 1
             if not sizes or min(sizes) < 1 or any(
-                    b <= a or b % sizes[0] or (b // sizes[0]) & (b // sizes[0] - 1) for a, b in zip(sizes, sizes[1:])):
+                    b <= a or b % base or (b // base) & (b // base - 1) for a, b in itertools.pairwise(sizes)):
                 raise ValueError(f"`sizes` must be positive, each a power of two times the first and larger than the "
                                  f"one before, got {sizes!r}")
             self.name = "slurm:block:sizes=" + ",".join(map(str, sizes))
@@ -321,7 +327,7 @@ class SlurmBlockAllocator(_SlurmAllocator):
             base = int(np.diff(lay.leaf_ptr).min())
             return base, list(range(max(1, nb).bit_length() + 1))
         base = sizes[0]
-        return base, sorted(int(round(math.log2(s // base))) for s in sizes)
+        return base, sorted(round(math.log2(s // base)) for s in sizes)
 
     def select(self, machine, k):
         lay = self.layout(machine)
@@ -410,7 +416,8 @@ class SlurmBlockAllocator(_SlurmAllocator):
                         if (i_cnt < b_cnt) == i_llfit:
                             best, best_fit, best_same = i, fit, same
                         continue
-                if (best == -1 or (fit and not best_fit) or (not fit and not best_fit and on_bblock[i] >= on_bblock[best])
+                more = on_bblock[i] >= on_bblock[best] if best != -1 else True
+                if (best == -1 or (fit and not best_fit) or (not fit and not best_fit and more)
                         or (fit and on_bblock[i] <= on_bblock[best])):
                     best, best_fit = i, fit
             if best == -1 or (use_ll and max_ll <= 0 and not best_same):
@@ -422,7 +429,7 @@ class SlurmBlockAllocator(_SlurmAllocator):
         return required
 
 
-def parse_slurm_allocator(spec: str) -> _SlurmAllocator:
+def parse_slurm_allocator(spec: str) -> SlurmAllocator:
     """The allocator of ``"slurm:tree"``, ``"slurm:block"`` or ``"slurm:block:sizes=B0,B1,..."``.
 
     Examples
