@@ -273,3 +273,22 @@ def test_block_jobs_stay_in_the_best_fit_aggregate_on_random_states():
             if fits:
                 best = min(fits, key=lambda i: (free[i], -i))
                 assert set((got // (4 * width)).tolist()) == {best}, (width, k, free.tolist())
+
+
+def test_switches_with_nodes_and_switches_give_each_node_once():
+    """A switch may list nodes beside its child switches: its own nodes are taken once."""
+    rng = np.random.default_rng(9)
+    for _ in range(100):
+        lines, host = [], 1
+        for s in range(int(rng.integers(1, 4))):
+            size = int(rng.integers(1, 4))
+            lines.append(f"SwitchName=l{s} Nodes=h[{host}-{host + size - 1}]")
+            host += size
+        top = int(rng.integers(1, 4))
+        lines.append(f"SwitchName=t Switches=l[0-{len(lines) - 1}] Nodes=h[{host}-{host + top - 1}]")
+        m = parse_topology("\n".join(lines))
+        m.allocate(np.flatnonzero(rng.random(m.n) < 0.3)[: m.n - 1])
+        for k in range(1, m.n_free + 1):
+            for a in (SlurmTreeAllocator(), SlurmBlockAllocator()):
+                got = a.select(m, k)
+                assert len(set(got.tolist())) == k and m.free[got].all(), (a.name, k, lines)

@@ -203,9 +203,12 @@ def _tree_pick(free, k, sw_parent, sw_level, leaf_sw, leaf_ptr, leaf_hosts, up_o
     S = len(sw_parent)
     L = len(leaf_sw)
     cnt = np.zeros(S, dtype=np.int64)
+    own = np.zeros(L, dtype=np.int64)  # free nodes of each leaf switch itself (a switch may also have switches)
+    avail = free.copy()
     for h in range(len(free)):
         if free[h]:
             cnt[leaf_sw[host_leaf[h]]] += 1
+            own[host_leaf[h]] += 1
     for t in range(len(up_order)):
         s = up_order[t]
         if sw_parent[s] != s:
@@ -218,6 +221,8 @@ def _tree_pick(free, k, sw_parent, sw_level, leaf_sw, leaf_ptr, leaf_hosts, up_o
         best = -1
         for j in range(L):
             sj = leaf_sw[j]
+            if own[j] == 0:
+                continue
             if best == -1 or cnt[sj] == 0:
                 if cnt[sj] > 0:
                     best = j
@@ -264,7 +269,9 @@ def _tree_pick(free, k, sw_parent, sw_level, leaf_sw, leaf_ptr, leaf_hosts, up_o
         got = 0
         for t in range(leaf_ptr[best], leaf_ptr[best + 1]):
             h = leaf_hosts[t]
-            if free[h]:
+            if avail[h]:
+                avail[h] = False
+                own[best] -= 1
                 out[taken] = h
                 taken += 1
                 got += 1
