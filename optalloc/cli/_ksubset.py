@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from optalloc.ksubset import METHODS, gap, machine_methods, method_options, solve
-from optalloc.machine import read_map, read_points
+from optalloc.machine import parse_nodelist, read_map, read_points
 
 from ._common import (
     EXIT_NO_SOLUTION,
@@ -123,7 +123,7 @@ def add_instance(p: argparse.ArgumentParser) -> None:
               help="machine map: '.' free, any other character busy; the candidates are its free nodes")
     add_machine(p, group=src, example="mesh16x16.txt", help="the machine whose free nodes are the candidates: a "
                 "mesh (16x16, 8x8x4; every node free) or a machine map file; on a torus or network (a network file, "
-                "a generated one) in the machine's own metric")
+                "a Slurm topology.conf, a generated one) in the machine's own metric")
 
 
 # ---------------------------------------------------------------- solve
@@ -249,7 +249,8 @@ def match_chosen(pts: np.ndarray, chosen: np.ndarray, path: str) -> np.ndarray:
 
 def chosen_nodes(machine, path: str) -> np.ndarray:
     """Node ids of the ``--chosen`` file on a torus (one point per line) or a
-    network (one node label per line, as the graph file writes it)."""
+    network (one node label per line, as the graph file writes it, or a
+    Slurm node list such as ``cn[001-004]``)."""
     if machine.is_grid:
         pts = read_points(path)
         if pts.shape[1] != machine.ndim:
@@ -265,10 +266,29 @@ def chosen_nodes(machine, path: str) -> np.ndarray:
             text = line.split("#", 1)[0].strip()
             if not text:
                 continue
-            if text not in by_label:
-                raise UsageError(f"{path}: line {lineno}: {text!r} is not a node label of the {machine.describe()}")
-            out.append(by_label[text])
+            if text in by_label:
+                out.append(by_label[text])
+                continue
+            try:  # a node list: "cn[001-004,017]"
+                out.extend(parse_nodelist(machine, text).tolist())
+            except ValueError as err:
+                raise UsageError(f"{path}: line {lineno}: {text!r} is not a node label of the "
+                                 f"{machine.describe()} ({err})") from None
     return np.array(out, dtype=np.int64)
+
+
+def chosen_option(machine, chosen: str) -> np.ndarray:
+    """Node ids of ``--chosen`` on a torus or network: a file, or a Slurm
+    node list (``cn[001-004,017]``) naming the machine's nodes."""
+    if os.path.isfile(chosen):
+        ids = chosen_nodes(machine, chosen)
+        if len(set(ids.tolist())) != len(ids):
+            raise UsageError(f"{chosen}: a node is listed twice")
+        return ids
+    try:
+        return parse_nodelist(machine, chosen)
+    except ValueError as err:
+        raise UsageError(f"--chosen {chosen!r}: no such file, and not a node list of the machine: {err}") from None
 
 
 def cmd_gap(args) -> int:
@@ -276,11 +296,7 @@ def cmd_gap(args) -> int:
     time_limit = parse_time_limit(args.time_limit, GAP_TIME_LIMIT)
     machine = _given_machine(args)
     if machine is not None and machine.kind != "mesh":
-        if not os.path.isfile(args.chosen):
-            raise UsageError(f"{args.chosen}: no such file")
-        ids = chosen_nodes(machine, args.chosen)
-        if len(set(ids.tolist())) != len(ids):
-            raise UsageError(f"{args.chosen}: a node is listed twice")
+        ids = chosen_option(machine, args.chosen)
         with progress_for(args, "gap") as progress:
             rep = gap(machine, ids, time_limit=time_limit, progress=progress)
             say_why(progress, rep.reference)
@@ -344,7 +360,8 @@ def register(sub) -> None:
                        "paths on a network: --machine '8x8 torus', --machine net.graphml).")
     add_instance(p)
     add_input(p, "--chosen", metavar="FILE", required=True, example="chosen-plane.txt",
-              help="the allocation, as a points file (on a network: one node label per line)")
+              help="the allocation, as a points file (on a network: one node label per line); on a torus or "
+              "network also a Slurm node list such as 'cn[001-004,017]' (hostlist expression of node labels)")
     p.add_argument("--time-limit", metavar="S",
                    help=f"seconds for the exact solver on large instances (default {GAP_TIME_LIMIT:g}; "
                    "'none': no limit)")

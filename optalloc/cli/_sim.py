@@ -373,8 +373,8 @@ def cmd_sweep(args) -> int:
 def add_run_options(p, *, machine_default):
     add_machine(p, default=machine_default, required=machine_default is None,
                 help="an empty mesh, torus or network: 16x16, 8x8x4, '8x8 torus', torus:8x8, dragonfly, "
-                "dragonfly:9,4,2,2, fat-tree:4, a network file (.graphml, .json, edge list) or a machine map "
-                "without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
+                "dragonfly:9,4,2,2, fat-tree:4, a network file (.graphml, .json, edge list), a Slurm topology.conf "
+                "or a machine map without busy nodes" + (f" (default {machine_default})" if machine_default else ""))
     p.add_argument("--scheduler", default="easy", choices=SCHEDULER_NAMES, metavar="NAME",
                    help=f"{', '.join(SCHEDULER_NAMES)} (default easy)")
     p.add_argument("--scale", type=int, default=1, metavar="N",

@@ -18,12 +18,17 @@ machine map
     columns x; 3-D layers (z) separated by a blank line.
 network
     GraphML, node-link JSON, or an edge list of ``u v [length]`` lines.
+topology.conf
+    Slurm's description of a tree of switches (``SwitchName=``) or of
+    blocks (``BlockName=``): :func:`read_topology`; node lists in hostlist
+    expressions (``cn[001-004]``) with :func:`parse_nodelist`.
 """
 
 from ._generators import dragonfly, dragonfly_graph, fat_tree, fat_tree_graph, processors_per_node
 from ._io import parse_map, parse_points, read_graph, read_map, read_points
 from ._machine import Machine
 from ._parse import parse_machine
+from ._slurm import format_nodelist, parse_nodelist, parse_topology, read_topology
 
 __all__ = ["Machine", "dragonfly", "dragonfly_graph", "fat_tree", "fat_tree_graph", "parse_machine", "parse_map", "parse_points", "read_graph", "read_map", "read_points",
-           "processors_per_node"]
+           "processors_per_node", "format_nodelist", "parse_nodelist", "parse_topology", "read_topology"]

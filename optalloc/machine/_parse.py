@@ -24,7 +24,7 @@ _PER_NODE = re.compile(r"^\s*(.+?)\s*\*\s*([+-]?\d+)\s*(?:rows?\s+(\S.*?))?\s*$"
 _USAGE = ("a shape such as '16x8', '8x8x8 torus', '8x8t', 'torus:4x4', 'mesh:8x8', "
           "'8x8 torus * 4 rows 0-3' (processors per node), "
           "a generated network ('dragonfly', 'dragonfly:9,4,2,2', 'fattree:4'), "
-          "a machine map file or a network file (.graphml, .json, edge list)")
+          "a machine map file, a network file (.graphml, .json, edge list) or a Slurm topology.conf")
 
 
 def parse_machine(spec, *, weight: str | None = None) -> Machine:
@@ -48,7 +48,9 @@ def parse_machine(spec, *, weight: str | None = None) -> Machine:
         (:func:`fat_tree`; ``fat-tree`` is read too); or the path of a machine map
         (``.`` free, any other character busy: the busy nodes come busy), or
         of a network (``.graphml``, node-link ``.json``, or an edge list of
-        ``u v [length]`` lines). A Machine is returned as it is.
+        ``u v [length]`` lines), or of a Slurm ``topology.conf``
+        (:func:`read_topology`: tree or block topologies, host names as
+        labels). A Machine is returned as it is.
     weight : str, optional
         For a network file: the edge attribute holding link lengths
         (default: hops; an edge list's lengths are the attribute
@@ -165,10 +167,14 @@ def _wrap(kind: str | None, d: int):
 def _read_file(path: Path, weight: str | None) -> Machine:
     from .._text import plain_suffix, read_text
     from ._io import parse_map, read_graph
+    from ._slurm import is_topology_text, parse_topology
 
     if plain_suffix(path) in (".graphml", ".json"):
         return _network(read_graph(path, max_nodes=DENSE_MAX), weight, path)
     text = read_text(path)
+    if is_topology_text(text):  # Slurm's topology.conf: "SwitchName=..." or "BlockName=..." lines
+        _unweighted(weight, str(path), "a Slurm topology.conf")
+        return parse_topology(text, source=str(path))
     rows = [line.split("#", 1)[0].strip() for line in text.splitlines()]
     if any(len(r.replace(",", " ").split()) > 1 for r in rows):  # "u v [length]": an edge list
         G = read_graph(path, max_nodes=DENSE_MAX)

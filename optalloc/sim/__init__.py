@@ -30,7 +30,10 @@ exact), ``OneDAllocator`` (1D strategies over a curve ordering),
 force in the machine's metric, ``NetworkOneDAllocator`` (1D strategies over
 an ``order_graph`` ordering, ``"1d:graph-qap:best-fit"``), and on a
 dragonfly the nine allocators of SST's scheduler (``DragonflyAllocator``,
-``"dfly:simple-spread"``, ...; ``DRAGONFLY_ALLOCATORS``).
+``"dfly:simple-spread"``, ...; ``DRAGONFLY_ALLOCATORS``); on a tree of
+switches (a Slurm ``topology.conf``, a fat tree) Slurm's own placement
+(``SlurmTreeAllocator``, ``"slurm:tree"``; ``SlurmBlockAllocator``,
+``"slurm:block"``).
 ``fitting_allocators`` lists the allocators that run on a machine and
 ``check_allocator`` refuses one that does not, naming them.
 
@@ -78,6 +81,8 @@ from .allocators import (
     NetworkOneDAllocator,
     OneDAllocator,
     RandomAllocator,
+    SlurmBlockAllocator,
+    SlurmTreeAllocator,
     check_allocator,
     dragonfly_layout,
     fitting_allocators,
@@ -232,6 +237,8 @@ __all__ = [
     "OneDAllocator",
     "RandomAllocator",
     "RuntimeModel",
+    "SlurmBlockAllocator",
+    "SlurmTreeAllocator",
     "Scheduler",
     "SimulationResult",
     "SizeSummary",

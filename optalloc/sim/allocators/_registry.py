@@ -3,7 +3,8 @@ they fit.
 
 Every allocator belongs to one *family* (:class:`Family`): the k-subset
 methods, 1D allocation over a curve, 1D allocation over an ordering of any
-network, random placement and the dragonfly policies of SST's scheduler.
+network, random placement, the dragonfly policies of SST's scheduler and
+Slurm's topology/tree and topology/block placement.
 A family knows the texts it reads (``form``), how to build an allocator
 from one (``parse``), the specs of its allocators that run on a machine
 (``specs``) and why one of its allocators cannot run on a machine
@@ -26,6 +27,7 @@ from ... import ksubset
 from ._allocators import Allocator, FreeListAllocator, KSubsetAllocator, OneDAllocator, RandomAllocator
 from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, dragonfly_layout, parse_dragonfly_allocator
 from ._network import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator
+from ._slurm import SLURM_ALLOCATORS, SlurmAllocator, parse_slurm_allocator, slurm_misfit
 
 __all__ = ["ALLOCATOR_FAMILIES", "Family", "check_allocator", "fitting_allocators", "misfit", "parse_allocator"]
 
@@ -230,6 +232,12 @@ def _dfly_specs(machine):
     return [f"dfly:{name}" for name in DRAGONFLY_ALLOCATORS]
 
 
+def _slurm_specs(machine):
+    if machine.is_grid or slurm_misfit(machine) is not None:
+        return []
+    return [f"slurm:{name}" for name in SLURM_ALLOCATORS]
+
+
 def _fits_anywhere(alloc, machine):
     del alloc, machine
     return None
@@ -251,6 +259,9 @@ ALLOCATOR_FAMILIES = (
     Family("dfly", DragonflyAllocator, "dfly:NAME[:seed=N]", lambda parts: _head(parts) == "dfly",
            lambda spec, parts, rng: parse_dragonfly_allocator(spec, rng=rng), _dfly_specs,
            lambda alloc, machine: alloc.fits(machine)),
+    Family("slurm", SlurmAllocator, "slurm:tree|slurm:block[:sizes=B0,B1,...]", lambda parts: _head(parts) == "slurm",
+           lambda spec, parts, rng: parse_slurm_allocator(spec), _slurm_specs,
+           lambda alloc, machine: alloc.fits(machine)),
 )
 
 
@@ -270,7 +281,8 @@ def parse_allocator(spec, *, rng=None) -> Allocator:
     ``"random:seed=3"``), ``"1d:ORDER:STRATEGY"`` with an optional
     ``":ring"``, ``"1d:graph-ORDER:STRATEGY"`` over an ordering of any
     network, ``"free-list"`` (the k free nodes of lowest id) and
-    ``"dfly:NAME"`` on a dragonfly.  An :class:`Allocator` is
+    ``"dfly:NAME"`` on a dragonfly, ``"slurm:tree"`` and ``"slurm:block"``
+    on a tree of switches (Slurm's topology plugins).  An :class:`Allocator` is
     returned unchanged.
 
     Examples
@@ -305,7 +317,7 @@ def allocator_forms() -> str:
     return ("choose one of: " + _ksubset_form() + "; " + _1d_form() + "; "
             f"1d:graph-ORDER:STRATEGY[:ring][:seed=N] over an ordering of any network, ORDER one of "
             f"{', '.join(GRAPH_ORDERS)}; random[:seed=N]; free-list; on a dragonfly dfly:NAME with NAME one of "
-            f"{', '.join(DRAGONFLY_ALLOCATORS)}")
+            f"{', '.join(DRAGONFLY_ALLOCATORS)}; on a tree of switches slurm:tree or slurm:block[:sizes=B0,B1,...]")
 
 
 def fitting_allocators(machine) -> list[str]:

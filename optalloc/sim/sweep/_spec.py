@@ -26,6 +26,8 @@ from ..allocators import (
     NetworkOneDAllocator,
     OneDAllocator,
     RandomAllocator,
+    SlurmBlockAllocator,
+    SlurmTreeAllocator,
     misfit,
     parse_allocator,
 )
@@ -266,6 +268,8 @@ def _allocator_spec(text, seed_list, where):
         parts = [p.strip() for p in text.split(":")[2:]]
         seeds = [int(p.split("=", 1)[1]) for p in parts if p.startswith("seed=")]
         return spec, (seeds or seed_list), alloc
+    if isinstance(alloc, (SlurmTreeAllocator, SlurmBlockAllocator)):
+        return {"method": alloc.name}, [None], alloc
     raise ValueError(f"{where}: {text!r} is not an allocator a sweep can run")  # pragma: no cover
 
 
