@@ -75,7 +75,10 @@ def _leaf_order(v, child, child_ptr, is_leaf, length):  # pragma: no cover - com
             ids[m] = c
             lens[m] = length[c]
             m += 1
-    return ids[np.argsort(lens, kind="mergesort")]
+    for i in range(1, m):
+        if lens[i] < lens[i - 1]:
+            return ids[np.argsort(lens, kind="mergesort")]
+    return ids  # already by length (equal links: a switch's leaves), then id
 
 
 @njit(cache=True)
@@ -121,8 +124,9 @@ def _tree_dp(order, child, child_ptr, length, free, k):  # pragma: no cover - co
     inf = np.inf
     for t in range(V - 1, -1, -1):
         v = order[t]
-        if cnt[v] == 0:
-            f[foff[v]] = 0.0
+        if cnt[v] == 0 or child_ptr[v] == child_ptr[v + 1]:  # nothing below, or a host alone: f = 0
+            for j in range(cap[v] + 1):
+                f[foff[v] + j] = 0.0
             continue
         # the host v itself (cost 0) and the leaves, cheapest first
         size = 0
@@ -185,7 +189,7 @@ def _tree_dp(order, child, child_ptr, length, free, k):  # pragma: no cover - co
             out[m] = v
             m += 1
             j -= 1
-        if j > 0:
+        if j > 0 and child_ptr[v] < child_ptr[v + 1]:
             leaves = _leaf_order(v, child, child_ptr, is_leaf, length)
             for i in range(j):
                 out[m] = leaves[i]
@@ -228,14 +232,15 @@ def tree_subset(tree, free, k) -> tuple[np.ndarray, float]:
     >>> nodes.tolist(), w  # c and d, on one switch
     ([2, 3], 2.0)
     """
-    free = np.unique(np.asarray(free, dtype=np.int64).reshape(-1))
-    if len(free) and (free[0] < 0 or free[-1] >= tree.n):
+    free = np.asarray(free, dtype=np.int64).reshape(-1)
+    if len(free) and (free.min() < 0 or free.max() >= tree.n):
         raise ValueError(f"free hosts must be ids 0 .. {tree.n - 1}")
-    k = as_int(k, "k")
-    if not 1 <= k <= len(free):
-        raise ValueError(f"`k` must be between 1 and the number of free hosts ({len(free)}), got {k}")
     mask = np.zeros(tree.V, dtype=np.bool_)
     mask[free] = True
+    n_free = int(np.count_nonzero(mask))
+    k = as_int(k, "k")
+    if not 1 <= k <= n_free:
+        raise ValueError(f"`k` must be between 1 and the number of free hosts ({n_free}), got {k}")
     _, nodes = _tree_dp(tree.order, tree.child, tree.child_ptr, tree.length, mask, k)
     nodes = np.sort(nodes)
     return nodes, tree.weight(nodes)
