@@ -39,8 +39,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ... import ksubset
-from ...ksubset.special import tree_subset
 from ..._parent import watch_parent
+from ...ksubset.special import tree_subset
 
 __all__ = ["EXACT_MAX_FREE", "Solved", "StateSolver", "idle_bound", "know_idle", "large_state_bound", "solve_state",
            "warm_idle"]
