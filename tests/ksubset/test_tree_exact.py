@@ -163,3 +163,33 @@ def test_not_a_tree_and_bad_hosts():
         tree_subset(m.tree, [0, 99], 1)
     with pytest.raises(ValueError, match="between 1 and"):
         tree_subset(m.tree, [0, 1], 3)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_network_whose_links_form_a_tree(seed):
+    rng = np.random.default_rng(seed)
+    G = nx.star_graph(7) if seed == 0 else nx.path_graph(9) if seed == 1 else nx.random_labeled_tree(10, seed=seed)
+    for u, v in G.edges:
+        G[u][v]["w"] = float(rng.integers(1, 4))
+    m = Machine.from_graph(G, weight="w")
+    busy = rng.choice(m.size, int(rng.integers(0, 5)), replace=False)
+    if len(busy):
+        m.allocate(busy, owner=1)
+    D, free = m.distances(), m.free_ids().tolist()
+    for k in range(1, len(free) + 1):
+        r = solve(m, k, method="exact")
+        assert r.extra.get("tree") is True and r.status == "optimal"
+        assert r.objective == _brute(D, free, k)[0]
+        assert set(r.indices.tolist()) <= set(free)
+
+
+def test_networks_that_are_not_trees_keep_the_general_solver():
+    from optalloc.ksubset.special import network_tree
+
+    assert network_tree(Machine.from_graph(nx.cycle_graph(6))) is None
+    # the links of a path, but distances that are not the path's
+    D = np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0]], dtype=float)
+    m = Machine.from_distances(["a", "b", "c"], D, edges=[(0, 1), (1, 2)])
+    assert network_tree(m) is None
+    r = solve(m, 2, method="exact")
+    assert "tree" not in r.extra and r.objective == 1.0

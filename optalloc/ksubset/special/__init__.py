@@ -5,11 +5,12 @@
 - :func:`k3`: k = 3 through each point's nearest neighbours;
 - :func:`brute`: every k-subset, for small instances and as ground truth;
 - :func:`tree_exact`: hosts on a tree of switches (a fat tree, a Slurm tree
-  topology), by dynamic programming over the tree in O(N k) for N free hosts.
+  topology), by dynamic programming over the tree in O(N k) for N free hosts;
+  :func:`network_tree` sees a network whose links form a tree as one.
 """
 
 from ._line import line
 from ._small import brute, k3
-from ._tree import tree_exact, tree_subset
+from ._tree import NETWORK_TREE_MAX_FREE, network_tree, tree_exact, tree_subset
 
-__all__ = ["brute", "k3", "line", "tree_exact", "tree_subset"]
+__all__ = ["NETWORK_TREE_MAX_FREE", "brute", "k3", "line", "network_tree", "tree_exact", "tree_subset"]

@@ -56,7 +56,7 @@ from ..._jit import njit
 from ..._subset import metric_subset_result
 from ..._validate import as_int
 
-__all__ = ["tree_exact", "tree_subset"]
+__all__ = ["NETWORK_TREE_MAX_FREE", "network_tree", "tree_exact", "tree_subset"]
 
 
 @njit(cache=True)
@@ -300,3 +300,91 @@ def tree_exact(machine, k):
                                 message="dynamic program over the tree of switches",
                                 extra={"tree": True, "switches": int(tree.V - tree.n)})
 
+
+
+#: free nodes up to which a network whose links form a tree is checked against the tree's distances
+#: (the check reads the (n, n) distances of the free nodes, as the general exact solver would)
+NETWORK_TREE_MAX_FREE = 4096
+
+
+def network_tree(machine):
+    """The machine as a tree of switches when it is a network whose links
+    form a tree on its nodes (a path, a star, any tree read from a file):
+    a ``Machine.from_tree`` of its links with the same free nodes, once
+    its distances between the free nodes are checked to be the machine's;
+    else None (not a network, not a tree, other distances, more than
+    :data:`NETWORK_TREE_MAX_FREE` free nodes).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from optalloc.machine import Machine
+    >>> t = network_tree(Machine.from_graph(nx.path_graph(5)))
+    >>> t.tree is not None, t.n_free
+    (True, 5)
+    >>> network_tree(Machine.from_graph(nx.cycle_graph(5))) is None
+    True
+    """
+    from ...machine import Machine
+
+    if machine.kind != "network" or machine.tree is not None or machine.hierarchy is not None:
+        return None
+    free = machine.free_ids()
+    if len(free) > NETWORK_TREE_MAX_FREE:
+        return None
+    try:
+        edges = machine.edges
+    except ValueError:  # too many nodes to list the pairs of a structured network
+        return None
+    n = machine.n
+    if edges is None or len(edges) != n - 1:
+        return None
+    import networkx as nx
+
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_weighted_edges_from(edges)
+    if not nx.is_tree(G):
+        return None
+    try:
+        t = Machine.from_tree(G, list(range(n)), weight="weight")
+    except ValueError:  # a link of length 0
+        return None
+    if not np.allclose(_columns(t.tree, free), machine.distances(free), rtol=1e-12, atol=0.0):
+        return None
+    busy = np.flatnonzero(~np.asarray(machine.free, dtype=bool))
+    if len(busy):
+        t.allocate(busy, owner=-2)
+    return t
+
+
+def _columns(tree, cols) -> np.ndarray:
+    """The tree distances between the vertices ``cols`` (ascending), row by
+    row from the parent's row in O(V |cols|): a child's row is its parent's
+    plus the link, less twice the link for the columns below the child
+    (a contiguous run in preorder)."""
+    V = tree.V
+    tin = np.empty(V, dtype=np.int64)
+    tout = np.empty(V, dtype=np.int64)
+    stack, clock = [(tree.root, False)], 0
+    while stack:  # preorder entry and exit times
+        v, done = stack.pop()
+        if done:
+            tout[v] = clock
+            continue
+        tin[v] = clock
+        clock += 1
+        stack.append((v, True))
+        stack.extend((int(c), False) for c in tree.child[tree.child_ptr[v]:tree.child_ptr[v + 1]][::-1])
+    by = np.argsort(tin[cols], kind="stable")
+    keys = tin[cols][by]
+    rows = np.empty((V, len(cols)))
+    rows[tree.root] = tree.depth[cols][by]
+    for v in tree.order[1:]:
+        p, length = tree.parent[v], tree.length[v]
+        lo, hi = np.searchsorted(keys, [tin[v], tout[v]])
+        np.add(rows[p], length, out=rows[v])
+        rows[v, lo:hi] -= 2.0 * length
+    out = np.empty((len(cols), len(cols)))
+    out[:, by] = rows[cols][:, :]
+    return out
