@@ -193,3 +193,11 @@ def test_networks_that_are_not_trees_keep_the_general_solver():
     assert network_tree(m) is None
     r = solve(m, 2, method="exact")
     assert "tree" not in r.extra and r.objective == 1.0
+
+
+@pytest.mark.slow
+def test_benchmark_rows_agree():
+    from optalloc.bench._tree_exact import rows
+
+    out = rows(quick=True)
+    assert len(out) == 5 and all(r.agree for r in out)
