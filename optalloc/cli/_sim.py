@@ -294,7 +294,7 @@ def cmd_certify(args) -> int:
             plural = "s" if stopped > 1 else ""
             print(f"{stopped} decision{plural} stopped at the time limit of {fmt(time_limit)} s per exact solve, "
                   "keeping the certified bracket [lower, upper] (--time-limit S, or none for no limit)")
-        large = sum(r.n_free > EXACT_MAX_FREE for r in cert.rows)
+        large = 0 if machine.tree is not None else sum(r.n_free > EXACT_MAX_FREE for r in cert.rows)
         if large and cert.exact:
             plural = "s" if large > 1 else ""
             print(f"{large} decision{plural} with more than {EXACT_MAX_FREE} free nodes not solved exactly: each "

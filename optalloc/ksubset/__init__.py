@@ -69,7 +69,7 @@ from .search import (
     search_box,
     shape_search,
 )
-from .special import brute, k3, line
+from .special import brute, k3, line, tree_exact
 
 __all__ = [
     "weight",
@@ -84,6 +84,7 @@ __all__ = [
     "line",
     "k3",
     "brute",
+    "tree_exact",
     "exact",
     "ptas",
     "ExactSession",

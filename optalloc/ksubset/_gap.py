@@ -105,7 +105,9 @@ def gap(points, chosen, *, time_limit=10.0, brute_limit=GAP_BRUTE_LIMIT, progres
     ids: a mesh runs the above on its free points; on a torus or a network
     W is the machine's own distance, the reference is
     ``solve(machine, k, method="brute")`` when at most ``brute_limit``
-    subsets, else ``method="exact"`` within ``time_limit``, and the lower
+    subsets (on a tree of switches or a fat tree always
+    :func:`~optalloc.ksubset.tree_exact`, exact at any size), else
+    ``method="exact"`` within ``time_limit``, and the lower
     side is the largest of its proven bound and
     :func:`metric_lower_bound` (bounds that hold in that metric only).
 
@@ -234,9 +236,14 @@ def _machine_gap(machine, chosen, *, time_limit, brute_limit, progress, start) -
     time_limit = validate_positive(time_limit, "time_limit")
     check_progress(progress)
     k = len(ids)
-    objective = float(np.asarray(machine.distances(ids)).sum() / 2.0)
+    tree = machine.tree
+    objective = tree.weight(ids) if tree is not None else float(np.asarray(machine.distances(ids)).sum() / 2.0)
     bounds: dict[str, float] = {}
-    if math.comb(len(free), k) <= brute_limit:
+    if tree is not None:  # a tree of switches: the dynamic program is exact at any size
+        ref = solve(machine, k, method="exact")
+        lower = upper = float(ref.objective)
+        bounds["exact"] = lower
+    elif math.comb(len(free), k) <= brute_limit:
         ref = solve(machine, k, method="brute")
         lower = upper = float(ref.objective)
         bounds["exact"] = lower

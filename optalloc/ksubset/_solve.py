@@ -12,7 +12,7 @@ from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
 from .heuristics._centres import GRID_TORUS_METHODS
 from .heuristics._mctorus import machine_mc1x1
 from .heuristics._torus import TORUS_METHODS
-from .special import brute, k3, line
+from .special import brute, k3, line, network_tree, tree_exact
 
 #: Method name -> function.  Names are what users and the CLI type.
 METHODS = {
@@ -60,7 +60,9 @@ def machine_methods(machine) -> tuple[str, ...]:
     on a torus those that hold with wrap distances (``brute``, ``exact``,
     ``gen-alg``, ``mc1x1``, ``mm``, ``mm-inc``; MC1x1's tie-breaking and
     requested shapes are mesh-only); on a network ``brute``, ``exact`` and
-    ``gen-alg``.
+    ``gen-alg`` (``exact`` is :func:`~optalloc.ksubset.tree_exact` when the
+    network is a tree of switches, a fat tree included, or its links form a
+    tree).
 
     >>> from optalloc.machine import Machine
     >>> machine_methods(Machine((4, 4), torus=True))
@@ -103,6 +105,12 @@ def _solve_machine(machine, k, method, options):
         raise ValueError(f"method {method!r} takes no options on a torus (tie-breaking and requested shapes "
                          f"are defined on a mesh only), got {', '.join(sorted(options))}")
     _check_options(method, allowed, options)
+    if method == "exact" and options.get("formulation", "auto") == "auto":
+        if machine.tree is not None:
+            return tree_exact(machine, k)  # hosts on a tree of switches: the dynamic program, any size
+        as_tree = network_tree(machine)  # a network whose links form a tree (a path, a star)
+        if as_tree is not None:
+            return tree_exact(as_tree, k)
     if machine.kind == "torus" and method in GRID_TORUS_METHODS and machine.ndim <= 3:
         return _solve_grid(machine, k, method)
     # a dragonfly or fat tree: counts per router, no matrix (a table of block pairs: 2048 groups hold 34 MB)
