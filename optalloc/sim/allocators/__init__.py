@@ -14,8 +14,8 @@ why one does not and ``check_allocator`` refuses it in one line.
 from ._allocators import Allocation, Allocator, FreeListAllocator, KSubsetAllocator, OneDAllocator, RandomAllocator
 from ._dragonfly import DRAGONFLY_ALLOCATORS, DragonflyAllocator, DragonflyLayout, dragonfly_layout
 from ._network import GRAPH_ORDERS, NETWORK_METHODS, NetworkOneDAllocator
-from ._slurm import SLURM_ALLOCATORS, SlurmBlockAllocator, SlurmTreeAllocator
 from ._registry import ALLOCATOR_FAMILIES, Family, check_allocator, fitting_allocators, misfit, parse_allocator
+from ._slurm import SLURM_ALLOCATORS, SlurmBlockAllocator, SlurmTreeAllocator
 
 __all__ = [
     "ALLOCATOR_FAMILIES",
