@@ -164,11 +164,13 @@ def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=
     ``axes`` is ``(shape, torus)`` when D is the mesh or torus distance of
     ``coords`` (:func:`solve` passes it for a machine): it adds the bound
     summed over axes and, on two axes, the search over column and row
-    counts (before the cut loop; on an idle machine also beside it). On a
+    counts (before the cut loop; on an idle machine also beside it); on a
+    3D torus, the optimum of the idle machine (a bound for every state,
+    and optimal where a translate of its set is free). On a
     network whose free nodes fall into twin classes and blocks (a
     dragonfly's routers and groups, a fat tree's edge switches and pods)
     the search over block and class counts runs first, for half the time
-    left. ``profiles=False`` skips both searches.
+    left. ``profiles=False`` skips these searches.
 
     >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
     >>> r = exact_metric(D, 3, ids=np.arange(4))

@@ -155,7 +155,7 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
             bounds["partition"] = bound
         if idle_grid and len(axes[0]) == 2:
             rows, ub = _idle_set(pts, k, axes, rows, ub, D)
-        if len(axes[0]) == 3 and any(axes[1]):
+        if profiles and len(axes[0]) == 3 and any(axes[1]):
             box = _idle_box(pts, k, axes, problem.time_left())
             if box is not None:
                 bounds["box"], fit = box
