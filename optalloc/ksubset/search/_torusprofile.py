@@ -292,15 +292,12 @@ def _rest_y(mult, v, j, minown, minpair):  # pragma: no cover - compiled by numb
 
 
 @njit(cache=True, nogil=True)
-def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow, spread):  # pragma: no cover
+def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow):  # pragma: no cover
     """The column search (see the module notes) over the column vectors
     whose counts are the multiset ``mult`` (mult[v]: columns of v nodes,
     mult[0] the empty ones), every one of which has W_y >= ``ylow``; out =
     [best W, nodes, complete] (best W inf when no set of W <= target was
-    found).  With ``spread`` >= 0 only the column vectors whose used
-    columns are at most ``spread`` apart around the ring, the last and
-    the first included (the sets that fit in no arc of p - spread columns),
-    are searched."""
+    found)."""
     free, DX, DY, SX, SY, GY, own, pair, hcol = tb.free, tb.DX, tb.DY, tb.SX, tb.SY, tb.GY, tb.own, tb.pair, tb.hcol
     rest_own, fut, below, sym, organ, minown, minpair = tb.rest_own, tb.fut, tb.below, tb.sym, tb.organ, tb.minown, tb.minpair
     p, q = free.shape
@@ -337,8 +334,6 @@ def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow, spread)
     j = 0
     nxt[0] = min(capx[0], k)
     complete = True
-    first = np.full(p + 1, -1, dtype=np.int64)  # first[j], last[j]: used columns before j
-    last = np.full(p + 1, -1, dtype=np.int64)
     while j >= 0:
         lo = max(0, k - placed - rest[j + 1])
         if nxt[j] < lo:
@@ -377,18 +372,6 @@ def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow, spread)
                     inc += pair[l, j, c[l], v]
         npo = po + inc
         m = k - npl
-        nf, nl = first[j], last[j]
-        if v > 0:
-            nl = j
-            if nf < 0:
-                nf = j
-        if spread >= 0:
-            if nf < 0 and j + 2 > spread:  # the step from the last used column round to the first
-                continue
-            if m == 0 and nf + p - nl > spread:
-                continue
-            if m > 0 and nl >= 0 and v == 0 and j + 1 - nl > spread:  # the step to the next used column
-                continue
         if m == 0:
             u = nused
             if npx + max(GY[u], npo, ylow) <= target:
@@ -409,16 +392,6 @@ def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow, spread)
         if j == p - 1:
             continue
         low = _fill(acc, capx, j + 1, m, DX[j], v)
-        if spread >= 0 and nf >= 0 and nl < p + nf - spread:
-            # some point left goes to a column >= p + first - spread (the
-            # step round to the first used column): it pays its distances
-            # there, the other m - 1 at least the cheapest columns' (a
-            # placement of m points less one is one of m - 1)
-            far = math.inf
-            for t in range(max(j + 1, p + nf - spread), p):
-                if capx[t] > 0:
-                    far = min(far, acc[t] + v * DX[j, t])
-            low = max(low, far + _fill(acc, capx, j + 1, m - 1, DX[j], v))
         xown = SX[m]
         if restricted:
             r_own, r_cross = _rest_x(mult, v, acc, DX[j], j, organ, partsbuf, accs)
@@ -465,7 +438,6 @@ def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow, spread)
                 rc[i] += free[j, i]
                 hrow[i] += hcol[j, i, v]
         j += 1
-        first[j], last[j] = nf, nl
         nxt[j] = min(capx[j], k - placed)
         if sym[0]:  # column 0 holds the most (a rotation makes it so) ...
             nxt[j] = min(nxt[j], c[0])
@@ -477,7 +449,7 @@ def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow, spread)
 
 
 def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_limit: int = 10**9,
-                         time_limit: float | None = None, deadline=None, wide: bool = False):
+                         time_limit: float | None = None, deadline=None):
     """Least W <= ``upper`` - 1 over k of the free cells ``coords`` (integer
     (n, 2) coordinates of a ``shape`` machine, axes wrapped as ``torus``).
 
@@ -487,8 +459,6 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
     optimum: ``value`` when the search finished with a set, ``upper`` when
     it finished without one, else None.  ``deadline``, a one-element array
     of :func:`time.perf_counter` time, lets another thread stop it.
-    ``wide``: only the sets whose columns fit in no arc of p // 2 + 1
-    columns (x wrapped; :mod:`._narrow`), the value and bound then over those.
     """
     coords = np.asarray(coords).astype(np.int64)
     p, q = (int(s) for s in shape)
@@ -516,8 +486,7 @@ def torus_profile_search(coords, k: int, shape, torus, upper: float, *, node_lim
             mult[1 : len(parts) + 1] = parts
             mult[len(parts) + 1 :] = 0
             mult[0] = p - int(parts.sum())
-        _columns(tables, int(k), target, int(node_limit) - nodes, deadline, best_x, out, mult, float(ylow),
-                 int(p - (p // 2 + 1)) if wide else -1)
+        _columns(tables, int(k), target, int(node_limit) - nodes, deadline, best_x, out, mult, float(ylow))
         nodes += int(out[1])
         if out[0] < best:
             best = float(out[0])
