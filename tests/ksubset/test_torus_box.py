@@ -92,3 +92,19 @@ def test_eight_cube_torus_matches_the_mesh_when_sets_fit_in_half_rings():
     # at k = 16 an optimal set fits in 5 consecutive positions of each 8-ring: the torus and mesh optima agree
     value, cells = torus_cuboid_optimum((8, 8, 8), (True, True, True), 16, nodes=100_000)
     assert value == 278.0 and len(np.unique(cells, axis=0)) == 16
+
+
+def test_exact_on_a_3d_machine_with_one_line_axis_matches_brute_force():
+    # the idle optimum's set moves along the line axis inside the box, around the rings elsewhere
+    rng = np.random.default_rng(3)
+    by_bounds = 0
+    for trial in range(12):
+        m = Machine((4, 3, 3), torus=(True, False, True))
+        if trial % 3:
+            m.allocate(np.sort(rng.choice(m.n, int(rng.integers(1, 12)), replace=False)))
+        k = int(rng.integers(4, 7))
+        r = solve(m, k, method="exact")
+        truth = matrix_optimum(machine_problem(m, k).D, k)
+        assert r.status == "optimal" and r.objective == truth and r.bound <= truth
+        by_bounds += r.extra["phase"] == "bounds"
+    assert by_bounds > 0  # some are proven by the idle optimum's set found free
