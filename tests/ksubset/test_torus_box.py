@@ -108,3 +108,16 @@ def test_exact_on_a_3d_machine_with_one_line_axis_matches_brute_force():
         assert r.status == "optimal" and r.objective == truth and r.bound <= truth
         by_bounds += r.extra["phase"] == "bounds"
     assert by_bounds > 0  # some are proven by the idle optimum's set found free
+
+
+def test_metric_lower_bound_reports_the_idle_optimum_on_3d_tori():
+    from optalloc.ksubset import metric_lower_bound
+
+    rng = np.random.default_rng(11)
+    for trial in range(10):
+        m = Machine((4, 3, 3), torus=(True, bool(trial % 2), True))
+        m.allocate(np.sort(rng.choice(m.n, int(rng.integers(0, 14)), replace=False)))
+        k = int(rng.integers(3, 6))
+        bounds = metric_lower_bound(m, k)
+        assert bounds["box"] <= matrix_optimum(machine_problem(m, k).D, k)
+    assert "box" not in metric_lower_bound(Machine((4, 4), torus=True), 5)  # 2D: the partition bound instead
