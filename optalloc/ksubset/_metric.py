@@ -40,10 +40,12 @@ import numpy as np
 from .._pyomo import silent_highs, solver_output
 from .._subset import metric_subset_result
 from .._validate import validate_positive
+from .bounds._lattice import BOUND_NODES_3D
 from .bounds._metric import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
 from .engine._metric import solve_metric_exact
 from .heuristics._median import gen_alg_guarantee
 from .heuristics._metric import centre_sets, set_weights
+from .search._cuboid import torus_cuboid_optimum
 from .special._small import BRUTE_LIMIT, enumerate_subsets
 
 __all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "gen_alg_hierarchy", "machine_problem"]
@@ -164,11 +166,13 @@ def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=
     ``axes`` is ``(shape, torus)`` when D is the mesh or torus distance of
     ``coords`` (:func:`solve` passes it for a machine): it adds the bound
     summed over axes and, on two axes, the search over column and row
-    counts (before the cut loop; on an idle machine also beside it). On a
+    counts (before the cut loop; on an idle machine also beside it); on a
+    3D torus, the optimum of the idle machine (a bound for every state,
+    and optimal where a translate of its set is free). On a
     network whose free nodes fall into twin classes and blocks (a
     dragonfly's routers and groups, a fat tree's edge switches and pods)
     the search over block and class counts runs first, for half the time
-    left. ``profiles=False`` skips both searches.
+    left. ``profiles=False`` skips these searches.
 
     >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
     >>> r = exact_metric(D, 3, ids=np.arange(4))
@@ -264,8 +268,10 @@ def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
     On a mesh the bounds of :func:`lower_bound` apply to the free points;
     this function serves tori and networks and returns only bounds that
     hold there: ``neighbour`` always, ``axis`` on a torus, ``partition``
-    on a 2D torus (up to 200,000 partitions of k), ``gen-alg`` where the
-    distances are known to be a metric.
+    on a 2D torus (up to 200,000 partitions of k), ``box`` on a 3D torus
+    (the optimum of the idle machine, when its search ends within the
+    cheap budget of the 3D box bound), ``gen-alg`` where the distances
+    are known to be a metric.
 
     Parameters
     ----------
@@ -309,6 +315,10 @@ def metric_lower_bound(machine, k, *, quick=False) -> dict[str, float]:
         bound = partition_metric(inst.coords, k, *inst.axes)
         if bound is not None:
             out["partition"] = bound
+        if machine.ndim == 3 and any(machine.torus):
+            found = torus_cuboid_optimum(machine.shape, machine.torus, k, nodes=BOUND_NODES_3D)
+            if found is not None:
+                out["box"] = found[0]
     if k >= 2 and gen_alg_holds(D, machine.is_grid):
         _, _, w = _gen_alg_rows(D, k)
         out["gen-alg"] = float(w) / gen_alg_guarantee(k)

@@ -45,6 +45,7 @@ from ..bounds._metric import axis_metric, gen_alg_holds, neighbour_metric, parti
 from ..heuristics._median import gen_alg_guarantee
 from ..heuristics._metric import centre_sets, metric_descent, set_weights
 from ..search._blocksearch import block_search, block_structure
+from ..search._cuboid import torus_cuboid_optimum
 from ..search._ring import idle_optimum
 from ..search._torusprofile import torus_profile_search
 from ._race import ProfileRace
@@ -64,6 +65,9 @@ _STAR_FROM = 100
 #: Seconds of the search over column and row counts before the LP (it then
 #: goes on beside the LP).
 _SHORT_SEARCH = 2.0
+#: nodes of the search for the optimum of an idle 3D torus, at most so many
+#: per second left under a time limit (as the L1 solver's box optimum)
+_IDLE_BOX_NODES, _IDLE_BOX_NODES_PER_SECOND = 60_000, 3_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,6 +155,12 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
             bounds["partition"] = bound
         if idle_grid and len(axes[0]) == 2:
             rows, ub = _idle_set(pts, k, axes, rows, ub, D)
+        if profiles and len(axes[0]) == 3 and any(axes[1]):
+            box = _idle_box(pts, k, axes, problem.time_left())
+            if box is not None:
+                bounds["box"], fit = box
+                if fit is not None:
+                    rows, ub = fit, float(D[np.ix_(fit, fit)].sum() / 2)
     lb = max(bounds.values())
     extra = {"bounds": {name: round(v, 6) for name, v in bounds.items()}}
     if problem.closed(lb, ub):
@@ -220,6 +230,36 @@ def _idle_set(pts, k, axes, rows, ub, D):
         rows = rows_of_cells(pts, best[1])
         ub = float(D[np.ix_(rows, rows)].sum() / 2)
     return rows, ub
+
+
+def _idle_box(pts, k, axes, time_left):
+    """On a 3D torus: the least W of k nodes of the idle machine
+    (:func:`..search._cuboid.torus_cuboid_optimum`), a lower bound for
+    every state of it, and the rows of ``pts`` of an optimal idle set
+    moved into the free nodes when a translation (along the wrapped axes
+    around the ring, along the others inside the box) puts it there, or
+    None; None when the search does not finish within its node budget."""
+    shape = tuple(int(s) for s in axes[0])
+    wrap = tuple(bool(w) for w in axes[1])
+    nodes = _IDLE_BOX_NODES if time_left is None else int(min(_IDLE_BOX_NODES,
+                                                               _IDLE_BOX_NODES_PER_SECOND * max(time_left, 0.0)))
+    found = torus_cuboid_optimum(shape, wrap, k, nodes=nodes) if nodes > 0 else None
+    if found is None:
+        return None
+    value, cells = found
+    cells = cells.astype(np.int64)
+    free = np.zeros(shape, dtype=bool)
+    grid = np.asarray(pts).astype(np.int64)
+    free[tuple(grid.T)] = True
+    ranges = [range(s) if w else range(-int(cells[:, a].min()), s - int(cells[:, a].max()))
+              for a, (s, w) in enumerate(zip(shape, wrap, strict=True))]
+    shifts = np.array(np.meshgrid(*ranges, indexing="ij")).reshape(3, -1).T
+    moved = (cells[None, :, :] + shifts[:, None, :]) % np.array(shape)
+    fits = free[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
+    if not fits.any():
+        return value, None
+    code = {tuple(c): t for t, c in enumerate(grid.tolist())}
+    return value, np.sort(np.array([code[tuple(c)] for c in moved[int(np.argmax(fits))].tolist()], dtype=np.int64))
 
 
 def _searchable(D: np.ndarray, pts: np.ndarray, axes, integral: bool) -> bool:

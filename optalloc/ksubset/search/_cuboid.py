@@ -56,6 +56,7 @@ import numpy as np
 from ..._jit import njit
 from ._box import arrangement
 from ._boxsearch import _BIG, _place_row
+from ._ring import organ_distances, organ_places
 
 #: cross-sections with more Young diagrams than this are refused (8 x 8 has
 #: 12,870; the children of a node are scanned among all of them)
@@ -82,6 +83,10 @@ class Cuboid(NamedTuple):
     C: np.ndarray
     size: np.ndarray
     start: np.ndarray
+    #: organ[axis]: the organ-pipe distances of that axis (x, y, z of the
+    #: sorted box) on a torus (:func:`._ring.organ_distances`); shape (3, 0, 0)
+    #: on a mesh, where arr is the line's
+    organ: np.ndarray
 
 
 class Slices(NamedTuple):
@@ -94,14 +99,16 @@ class Slices(NamedTuple):
 
 
 class ArrScratch(NamedTuple):
-    """What :func:`_arr` reads (``f[L] = L (k - L)``) and its working
-    arrays, with ``vec``, where the bounds build the vectors they score."""
+    """What :func:`_arr` reads (``f[L] = L (k - L)``; on a torus the
+    axes' organ-pipe distances) and its working arrays, with ``vec``,
+    where the bounds build the vectors they score."""
 
     f: np.ndarray
     cost: np.ndarray
     nxt: np.ndarray
     tmp: np.ndarray
     vec: np.ndarray
+    organ: np.ndarray
 
 
 class SearchResult(NamedTuple):
@@ -112,10 +119,12 @@ class SearchResult(NamedTuple):
     complete: bool
 
 
-def _arr(vec, n, scratch):  # pragma: no cover - compiled by numba
-    """arr of the positive entries of vec[:n] (the unimodal DP of :mod:`._box`;
-    ``scratch``: an :class:`ArrScratch`, its ``vec`` untouched)."""
-    f, cost, nxt, tmp = scratch.f, scratch.cost, scratch.nxt, scratch.tmp
+def _arr(vec, n, scratch, axis):  # pragma: no cover - compiled by numba
+    """arr of the positive entries of vec[:n] on ``axis`` (the unimodal DP
+    of :mod:`._box` on a mesh; on a torus the organ pipe, the least on a
+    ring or a line, :mod:`._ring`; ``scratch``: an :class:`ArrScratch`, its
+    ``vec`` untouched)."""
+    f, cost, nxt, tmp, organ = scratch.f, scratch.cost, scratch.nxt, scratch.tmp, scratch.organ
     m = 0
     for i in range(n):
         v = vec[i]
@@ -126,6 +135,12 @@ def _arr(vec, n, scratch):  # pragma: no cover - compiled by numba
                 j -= 1
             tmp[j] = v
             m += 1
+    if organ.shape[1] > 0:  # the organ pipe: the a-th largest at its place
+        total = 0
+        for a in range(m):
+            for b in range(a):
+                total += tmp[m - 1 - a] * tmp[m - 1 - b] * organ[axis, a, b]
+        return total
     cost[0] = 0
     t = 0
     for i in range(m):
@@ -174,19 +189,19 @@ def _greedy_bound(box, sl, depth, nu, R, scratch):  # pragma: no cover - compile
     for i in range(lo):
         work[depth + i] = min(left, cap)
         left -= work[depth + i]
-    v = _arr(work, depth + lo, scratch)
+    v = _arr(work, depth + lo, scratch, 0)
     left = R
     for j in range(b):
         add = min(left, hi * D[nu, j])
         work[j] = Yk[j] + add
         left -= add
-    v += _arr(work, b, scratch)
+    v += _arr(work, b, scratch, 1)
     left = R
     for t in range(c):
         add = min(left, hi * C[nu, t])
         work[t] = Zk[t] + add
         left -= add
-    return v + _arr(work, c, scratch)
+    return v + _arr(work, c, scratch, 2)
 
 
 def _below(box, sl, depth, nu, R, cutoff, scratch):  # pragma: no cover - compiled by numba
@@ -208,7 +223,7 @@ def _below(box, sl, depth, nu, R, cutoff, scratch):  # pragma: no cover - compil
             add = min(left, cap - 1)
             work[depth + i] = 1 + add
             left -= add
-        xb = _arr(work, depth + n, scratch)
+        xb = _arr(work, depth + n, scratch, 0)
         if xb >= cutoff:
             continue
         q, r = R // n, R % n
@@ -218,13 +233,13 @@ def _below(box, sl, depth, nu, R, cutoff, scratch):  # pragma: no cover - compil
             for j in range(b):
                 work[j] = Yk[j] + n * D[T, j]
             work[0] += r
-            v = xb + _arr(work, b, scratch)
+            v = xb + _arr(work, b, scratch, 1)
             if v >= cutoff:
                 continue
             for t in range(c):
                 work[t] = Zk[t] + n * C[T, t]
             work[0] += r
-            if v + _arr(work, c, scratch) < cutoff:
+            if v + _arr(work, c, scratch, 2) < cutoff:
                 return True
     return False
 
@@ -254,7 +269,7 @@ def _search(box, upper, node_limit, best_path):  # pragma: no cover - compiled b
     idx = np.zeros(nd, dtype=np.int64)
     work = np.zeros(max(depth_max + a + 2, b + 1, c + 1), dtype=np.int64)
     scratch = ArrScratch(f, np.zeros(k + 1, dtype=np.int64), np.zeros(k + 1, dtype=np.int64),
-                         np.zeros(work.shape[0], dtype=np.int64), work)
+                         np.zeros(work.shape[0], dtype=np.int64), work, box.organ)
     sl = Slices(sizes, Y, Z)
     best = upper
     nodes = 0
@@ -279,8 +294,8 @@ def _search(box, upper, node_limit, best_path):  # pragma: no cover - compiled b
                 _add_slice(box, sl, depth, nu)  # row depth + 1: scratch until descended
                 sizes[depth] = cells
                 if cells == R:  # a leaf: score it
-                    v = _arr(sizes, depth + 1, scratch)
-                    v += _arr(Y[depth + 1], b, scratch) + _arr(Z[depth + 1], c, scratch)
+                    v = _arr(sizes, depth + 1, scratch, 0)
+                    v += _arr(Y[depth + 1], b, scratch, 1) + _arr(Z[depth + 1], c, scratch, 2)
                     if v < best:
                         best = v
                         best_path[:] = -1
@@ -353,15 +368,21 @@ def _diagrams(b: int, c: int):
     return D, C, size, start
 
 
-def _cells(sides, slices, k):
+def _cells(sides, slices, k, wrap=(False, False, False)):
     """Cells of the plane partition with the given x-slices, each axis put in
-    an optimal order (module docstring), in box coordinates."""
+    an optimal order (module docstring), in box coordinates (on a wrapped
+    axis the organ pipe around the ring, :mod:`._ring`)."""
     pts = np.array([(i, j, z) for i, nu in enumerate(slices) for j, h in enumerate(nu) for z in range(h)])
     for axis in range(3):
         sizes = np.bincount(pts[:, axis], minlength=sides[axis])
+        src = np.argsort(-sizes, kind="stable")
+        if wrap[axis]:  # the a-th largest slice at the a-th organ-pipe place
+            where = np.empty(sides[axis], dtype=np.int64)
+            where[src] = organ_places(sides[axis])
+            pts[:, axis] = where[pts[:, axis]]
+            continue
         order = arrangement(sizes, k)  # the sizes, in an optimal order
         # the largest slices go to the positions holding the largest sizes
-        src = np.argsort(-sizes, kind="stable")
         dst = np.argsort(-np.asarray(order + [0] * (sides[axis] - len(order))), kind="stable")
         where = np.empty(sides[axis], dtype=np.int64)
         where[src] = dst
@@ -370,22 +391,65 @@ def _cells(sides, slices, k):
 
 
 @lru_cache(maxsize=256)
-def _cuboid_optimum(sides: tuple, k: int, nodes: int):
+def _cuboid_optimum(sides: tuple, k: int, nodes: int, wrap: tuple = (False, False, False)):
     order = np.argsort(sides, kind="stable")[::-1]  # slices across the two shorter sides
     a, b, c = (min(sides[i], k) for i in order)
     if comb(b + c, c) > MAX_DIAGRAMS or nodes <= 0:
         return None
     D, C, size, start = _diagrams(b, c)
     path = np.full(min(a, k) + 1, -1, dtype=np.int64)
+    organ = np.zeros((3, 0, 0), dtype=np.int64)
+    if any(wrap):
+        m = max(a, b, c)
+        organ = np.zeros((3, m, m), dtype=np.int64)
+        for t, i in enumerate(order):
+            n = min(sides[i], k)
+            organ[t, :n, :n] = organ_distances(sides[i], bool(wrap[i]))[:n, :n]
     # a node scans every diagram: budgets are in nodes of an 8 x 5 cross-section
     limit = max(1, nodes * _REFERENCE_DIAGRAMS // len(D))
-    res = _search(Cuboid(a, b, c, k, D, C, size, start), np.int64(_BIG), np.int64(limit), path)
+    res = _search(Cuboid(a, b, c, k, D, C, size, start, organ), np.int64(_BIG), np.int64(limit), path)
     if not res.complete:
         return None
-    cells = _cells((a, b, c), [D[i].tolist() for i in path if i >= 0], k)
+    sorted_sides = tuple(int(sides[i]) for i in order)
+    sorted_wrap = tuple(bool(wrap[i]) for i in order)
+    if any(wrap):  # positions on the whole ring, not the box capped at k
+        cells = _cells(sorted_sides, [D[i].tolist() for i in path if i >= 0], k, sorted_wrap)
+    else:
+        cells = _cells((a, b, c), [D[i].tolist() for i in path if i >= 0], k)
     back = np.empty(3, dtype=np.int64)
     back[order] = np.arange(3)
     return float(res.value), cells[:, back]
+
+
+def torus_cuboid_optimum(sides, wrap, k: int, *, nodes: int = SEARCH_NODES):
+    """Least W of k nodes of an idle 3D torus of ``sides`` (axis i a ring
+    where ``wrap[i]``, a line elsewhere), with an optimal set of nodes.
+
+    The argument of the module holds on rings: permuting the positions of
+    one axis is a bijection of the nodes that keeps the slice sizes of the
+    other two, so W >= arr(X) + arr(Y) + arr(Z) with arr the least cost of
+    the slice sizes on that axis (the organ pipe on a ring or a line,
+    :mod:`._ring`), attained by putting every axis in organ-pipe order;
+    pushing the cells towards one corner majorises, and arr is
+    Schur-concave in any metric (:mod:`._ring`).  The bounds of the search
+    use that arr is Schur-concave and, with the total fixed, concave in the
+    counts (the ring distance is a sum of cut semimetrics, one per half of
+    the ring, so its matrix is conditionally negative semidefinite, and a
+    least of concave functions is concave).  The optimum bounds every
+    state of that torus from below (its free nodes are among all nodes).
+    None as :func:`cuboid_optimum`.
+
+    >>> w, cells = torus_cuboid_optimum((4, 4, 4), (True, True, True), 8)
+    >>> w, cells.shape
+    (48.0, (8, 3))
+    """
+    sides = tuple(int(s) for s in sides)
+    wrap = tuple(bool(w) and s > 2 for w, s in zip(wrap, sides, strict=True))
+    found = _cuboid_optimum(sides, int(k), int(nodes), wrap)
+    if found is None:
+        return None
+    w, cells = found
+    return w, cells.copy()
 
 
 def cuboid_optimum(width: int, height: int, depth: int, k: int, *, nodes: int = SEARCH_NODES):

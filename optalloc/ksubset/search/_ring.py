@@ -59,7 +59,7 @@ import numpy as np
 
 from ._box import _ascending_parts, _conjugate_ascending, _partition_counts, partition_count
 
-__all__ = ["PARTITIONS", "axis_costs", "free_grid", "idle_optimum", "listable", "organ_distances", "partition_bound", "scored_partitions", "staircase"]
+__all__ = ["PARTITIONS", "axis_costs", "free_grid", "idle_optimum", "listable", "organ_distances", "organ_places", "partition_bound", "scored_partitions", "staircase"]
 
 #: partitions of k up to which they are listed and scored
 PARTITIONS = 200_000
@@ -75,6 +75,12 @@ def _offsets(n: int) -> np.ndarray:
     """The organ-pipe places 0, 1, -1, 2, -2, ... of the n largest counts."""
     a = np.arange(n, dtype=np.int64)
     return np.where(a % 2 == 1, (a + 1) // 2, -(a // 2))
+
+
+def organ_places(side: int) -> np.ndarray:
+    """The organ-pipe places of the ``side`` counts on a ring of ``side``
+    positions, as positions 0..side-1 (0, 1, side-1, 2, side-2, ...)."""
+    return _offsets(side) % side
 
 
 def organ_distances(side: int, wrap: bool) -> np.ndarray:
