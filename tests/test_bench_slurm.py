@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optalloc.bench._slurm import rows, topology_text
+from optalloc.bench.networks._slurm import rows, topology_text
 from optalloc.machine import parse_topology
 
 

@@ -300,6 +300,9 @@ def test_bench_suites_on_the_command_line_are_the_benchmark_suites():
     from optalloc.bench import scale
 
     assert tuple(cli_bench.SCALE_PARTS) == tuple(scale.PARTS)
+    from optalloc.bench import networks
+
+    assert tuple(cli_bench.NETWORK_PARTS) == tuple(networks.PARTS)
 
 
 def test_solve_on_a_torus_and_a_network(capsys, tmp_path):

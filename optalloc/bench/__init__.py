@@ -35,6 +35,9 @@ Suites (:data:`SUITES`), one module each:
     per-decision method, the structured networks, workloads, the event
     engine, orderings and whole simulations against their targets
     (:mod:`optalloc.bench.scale`);
+``networks``
+    exact on trees of switches and tori, and Slurm's topologies and
+    allocators (:mod:`optalloc.bench.networks`);
 ``startup``
     the wall time of ``optalloc --help`` and ``import optalloc`` in a fresh
     interpreter against ``python -c pass``, and the check that they load
@@ -100,7 +103,7 @@ __all__ = [
 ]
 
 #: The suites, in the order ``run_bench("all")`` runs them.
-SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale")
+SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale", "networks")
 
 #: default time limit (seconds) per solve of the suites that take one
 DEFAULT_LIMITS = {"exact": 60.0, "ptas": 60.0, "qap": 2.0, "curves": 30.0, "topologies": 60.0}
@@ -139,8 +142,9 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
     progress : callable, optional
         Called with a short text before each case.
     parts : sequence of str, optional
-        scale: the parts to run (:data:`optalloc.bench.scale.PARTS`;
-        default all).
+        scale and networks: the parts to run
+        (:data:`optalloc.bench.scale.PARTS`,
+        :data:`optalloc.bench.networks.PARTS`; default all).
 
     Raises
     ------
@@ -156,8 +160,8 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
         raise ValueError("`limit` applies to the exact, ptas, qap, curves and all suites")
     if limit is not None and not limit > 0:
         raise ValueError(f"`limit` must be positive, got {limit}")
-    if parts is not None and suite != "scale":
-        raise ValueError("`parts` applies to the scale suite")
+    if parts is not None and suite not in ("scale", "networks"):
+        raise ValueError("`parts` applies to the scale and networks suites")
     tables = []
     for name in SUITES if suite == "all" else (suite,):
         lim = limit if limit is not None else DEFAULT_LIMITS.get(name)
@@ -182,6 +186,10 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
             from .scale import run_scale
 
             rows, text = run_scale(quick=quick, parts=parts, progress=progress), format_table
+            ok = all(r.agree for r in rows)
+        elif name == "networks":
+            from .networks import run_networks
+            rows, text = run_networks(quick=quick, parts=parts, progress=progress), format_table
             ok = all(r.agree for r in rows)
         elif name == "startup":
             rows, text = run_startup(quick=quick, repeat=repeat, progress=progress), format_startup_table

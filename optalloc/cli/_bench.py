@@ -5,9 +5,11 @@ from __future__ import annotations
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, add_quiet, print_json, progress_for
 
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
-SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale")
+SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale", "networks")
 #: the parts of ``--suite scale`` (:data:`optalloc.bench.scale.PARTS`)
 SCALE_PARTS = ("mc", "centres", "networks", "workload", "sim", "order", "targets")
+#: the parts of ``--suite networks`` (:data:`optalloc.bench.networks.PARTS`)
+NETWORK_PARTS = ("tree", "slurm", "torus")
 
 
 def cmd_bench(args) -> int:
@@ -19,8 +21,12 @@ def cmd_bench(args) -> int:
         raise UsageError("--limit applies to --suite exact, ptas, qap, curves or all")
     if args.limit is not None and not args.limit > 0:
         raise UsageError(f"--limit must be positive, got {args.limit}")
-    if args.part and args.suite != "scale":
-        raise UsageError("--part applies to --suite scale")
+    if args.part and args.suite not in ("scale", "networks"):
+        raise UsageError("--part applies to --suite scale or networks")
+    parts = SCALE_PARTS if args.suite == "scale" else NETWORK_PARTS
+    wrong = [p for p in args.part or () if p not in parts]
+    if wrong:
+        raise UsageError(f"--part {wrong[0]!r} is not a part of --suite {args.suite}; choose from {', '.join(parts)}")
 
     with progress_for(args, f"bench {args.suite}", unit="cases") as shown:
         started = []
@@ -58,9 +64,9 @@ def register(sub) -> None:
                    "mesh and the pairwise MIP: up to 3 x 9 x --limit seconds), startup (the wall time of optalloc --help in a fresh "
                    "interpreter against python -c pass: seconds), scale (machines of 8,000 to 33,000 nodes: per-decision "
                    "methods, networks, workloads, the event engine, orderings and whole simulations, about 15 "
-                   "minutes; --part picks some) or all")
-    p.add_argument("--part", action="append", choices=SCALE_PARTS,
-                   help="with --suite scale: run this part only (repeatable)")
+                   "minutes; --part picks some), networks (exact on trees of switches and tori, Slurm's topologies and allocators: several minutes; --part picks some) or all")
+    p.add_argument("--part", action="append", choices=tuple(dict.fromkeys(SCALE_PARTS + NETWORK_PARTS)),
+                   help="with --suite scale or networks: run this part only (repeatable)")
     p.add_argument("--limit", type=float, metavar="S",
                    help="time limit per exact solve (default 60; also in --suite ptas), per QAP run (default 2) or per order_graph "
                    "search (default 30)")

@@ -197,7 +197,7 @@ def test_networks_that_are_not_trees_keep_the_general_solver():
 
 @pytest.mark.slow
 def test_benchmark_rows_agree():
-    from optalloc.bench._tree_exact import rows
+    from optalloc.bench.networks._tree import rows
 
     out = rows(quick=True)
     assert len(out) == 5 and all(r.agree for r in out)

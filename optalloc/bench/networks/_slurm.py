@@ -24,7 +24,7 @@ from optalloc.ksubset import solve
 from optalloc.machine import Machine, parse_topology
 from optalloc.sim import SlurmTreeAllocator
 
-from ._common import BenchRow, best_time
+from .._common import BenchRow, best_time
 
 __all__ = ["rows", "topology_text"]
 

@@ -19,7 +19,7 @@ import numpy as np
 from optalloc.ksubset import solve
 from optalloc.machine import Machine
 
-from ._common import BenchRow, random_free_mesh
+from .._common import BenchRow, random_free_mesh
 
 __all__ = ["rows"]
 

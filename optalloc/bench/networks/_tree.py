@@ -29,7 +29,7 @@ import numpy as np
 from optalloc.ksubset import solve
 from optalloc.machine import Machine, parse_machine
 
-from ._common import BenchRow
+from .._common import BenchRow
 
 __all__ = ["rows"]
 

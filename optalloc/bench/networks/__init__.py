@@ -1,0 +1,46 @@
+"""Certified gaps on the networks people run (``optalloc bench --suite networks``).
+
+One module per part, each a ``rows(*, quick, progress)`` of
+:class:`~optalloc.bench.BenchRow`, run in :data:`PARTS` order:
+
+``tree``
+    exact on trees of switches (the dynamic program) on ``fattree:32``
+    with half the hosts free, against Gen-Alg there and today's exact
+    solver on small fat trees; ``certify`` along the bundled trace;
+``slurm``
+    reading a Slurm ``topology.conf`` of 8,192 nodes, and one decision of
+    the ``slurm:tree`` allocator against Gen-Alg on the same tree;
+``torus``
+    exact on 16 x 16 and 8 x 8 x 8 tori against the mesh with the same
+    free nodes and against the solver without the idle torus's optimum.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .._common import BenchRow
+
+__all__ = ["PARTS", "run_networks"]
+
+#: the parts of the suite, in the order they run
+PARTS = ("tree", "slurm", "torus")
+
+
+def run_networks(*, quick: bool = False, parts=None, progress=None) -> list[BenchRow]:
+    """The rows of the given parts (default: all of :data:`PARTS`).
+
+    Raises
+    ------
+    ValueError
+        An unknown part.
+    """
+    chosen = PARTS if parts is None else tuple(parts)
+    unknown = [p for p in chosen if p not in PARTS]
+    if unknown:
+        raise ValueError(f"unknown part {unknown[0]!r}; choose from {', '.join(PARTS)}")
+    out: list[BenchRow] = []
+    for part in chosen:
+        module = importlib.import_module(f"{__name__}._{part}")
+        out.extend(module.rows(quick=quick, progress=progress))
+    return out
