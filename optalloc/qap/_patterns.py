@@ -275,7 +275,7 @@ def _random_csr(n: int, p: float, gen, lo: int, hi: int):
     return _matrix(n, np.concatenate((i, j)), np.concatenate((j, i)), np.concatenate((vals, vals)), True)
 
 
-def parse_pattern(spec: str, *, rng=None) -> np.ndarray:
+def parse_pattern(spec: str, *, rng=None, sparse: bool = False):
     """A pattern from text, for the command line.
 
     Forms: ``stencil:8x8`` (periodic), ``stencil:8x8:open`` (no wrap),
@@ -298,15 +298,15 @@ def parse_pattern(spec: str, *, rng=None) -> np.ndarray:
         if name == "stencil" and len(args) in (1, 2):
             if len(args) == 2 and args[1] not in ("open", "periodic"):
                 raise ValueError(usage)
-            return stencil(_sides(args[0]), periodic=len(args) == 1 or args[1] == "periodic")
+            return stencil(_sides(args[0]), periodic=len(args) == 1 or args[1] == "periodic", sparse=sparse)
         if name == "ring" and len(args) == 1:
-            return ring(int(args[0]))
+            return ring(int(args[0]), sparse=sparse)
         if name in ("all-to-all", "alltoall", "a2a") and len(args) == 1:
             return all_to_all(int(args[0]))
         if name == "transpose" and len(args) == 1:
-            return transpose(_sides(args[0]))
+            return transpose(_sides(args[0]), sparse=sparse)
         if name == "random" and len(args) == 2:
-            return random_sparse(int(args[0]), float(args[1]), rng=rng)
+            return random_sparse(int(args[0]), float(args[1]), rng=rng, sparse=sparse)
     except ValueError as exc:
         if str(exc).startswith("`"):  # a generator's own message
             raise

@@ -178,3 +178,18 @@ def test_bad_input_is_one_line(call, message):
     with pytest.raises(ValueError, match=message) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+def test_map_command_multilevel_json_and_bad_method(capsys):
+    import json
+
+    from optalloc.cli import main
+
+    assert main(["map", "--pattern", "stencil:8x8x4", "--machine", "torus:4x4x16", "--method", "multilevel",
+                 "--criterion", "classic", "--json", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["result"]["method"] == "multilevel" and out["result"]["bound"] == 1536.0
+    assert out["result"]["objective"] <= out["consecutive_objective"] == 4096.0
+    assert out["report"]["hop_bytes"] == out["result"]["objective"]
+    assert main(["map", "--pattern", "stencil:4x4", "--machine", "torus:4x4", "--method", "bogus"]) == 2
+    assert "invalid choice" in capsys.readouterr().err

@@ -75,7 +75,7 @@ def drb(A, machine, rng, repeats: int = 6) -> np.ndarray:
         if len(tasks) == 1:
             pos[tasks[0]] = int(((origin % sides) * strides).sum())
             continue
-        k = int(np.argmax(size))
+        k = int(np.argmax(size))  # the first longest axis: every box of a level splits alike
         size0 = size.copy()
         size0[k] //= 2
         size1 = size.copy()

@@ -73,14 +73,16 @@ def _swap_delta(i, q, k, pos, indptr, indices, weights, coords, sides, wrap, sca
 
 
 @njit(cache=True)
-def _best_move(i, pos, occ, indptr, indices, weights, coords, sides, wrap, scale, active, td, D, use_d, nptr, nidx):
-    """Best swap of task i with the task on a node of its partners, their
-    neighbours or its own node's neighbours: (change, node), node -1 if none lowers the cost."""
+def _best_move(i, pos, occ, indptr, indices, weights, coords, sides, wrap, scale, active, td, D, use_d, nptr, nidx,
+               cptr, cidx):
+    """Best swap of task i with the task on a node of its heaviest partners
+    (``cidx[cptr[i]:cptr[i + 1]]``), their neighbours or its own node's
+    neighbours: (change, node), node -1 if none lowers the cost."""
     p = pos[i]
     best = -1e-9
     best_q = -1
-    for e in range(indptr[i] - 1, indptr[i + 1]):
-        c = p if e < indptr[i] else pos[indices[e]]
+    for e in range(cptr[i] - 1, cptr[i + 1]):
+        c = p if e < cptr[i] else pos[cidx[e]]
         for f in range(nptr[c] - 1, nptr[c + 1]):
             q = c if f < nptr[c] else nidx[f]
             if q == p:
@@ -121,7 +123,7 @@ def _enqueue(v, queue, inq, tail, n):
 
 @njit(cache=True)
 def _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D, use_d, nptr, nidx,
-             queue, inq, head, tail, log, nlog):
+             cptr, cidx, queue, inq, head, tail, log, nlog):
     """Best-swap descent over the tasks in the queue; a task whose partners
     moved is queued again.  Stops when the queue empties or the log fills."""
     n = len(pos)
@@ -133,7 +135,7 @@ def _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, act
         if indptr[i + 1] == indptr[i]:
             continue
         best, q = _best_move(i, pos, occ, indptr, indices, weights, coords, sides, wrap, scale, active, td, D,
-                             use_d, nptr, nidx)
+                             use_d, nptr, nidx, cptr, cidx)
         if q < 0:
             continue
         k = _swap(i, q, pos, occ, log, nlog)
@@ -150,7 +152,7 @@ def _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, act
 
 @njit(cache=True)
 def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D, use_d,
-           nptr, nidx, order, kicks, seed):
+           nptr, nidx, cptr, cidx, order, kicks, seed):
     """Swap descent from every task (in ``order``) to a local optimum, then
     ``kicks`` rounds of iterated local search: a few random swaps near a
     random task, descent from the tasks they touched, undone unless the
@@ -166,7 +168,7 @@ def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, activ
     total = 0.0
     while True:
         change, nlog = _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D,
-                                use_d, nptr, nidx, queue, inq, 0, tail, log, 0)
+                                use_d, nptr, nidx, cptr, cidx, queue, inq, 0, tail, log, 0)
         total += change
         tail = 0
         if nlog < len(log):
@@ -198,7 +200,7 @@ def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, activ
                 if indptr[k + 1] > indptr[k]:
                     i = k
         more, nlog = _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D,
-                              use_d, nptr, nidx, queue, inq, 0, tail, log, nlog)
+                              use_d, nptr, nidx, cptr, cidx, queue, inq, 0, tail, log, nlog)
         change += more
         if change > 1e-9 or nlog >= len(log):
             for t in range(nlog - 1, -1, -1):  # undo

@@ -34,11 +34,28 @@ def _kernel_graph(A):
     return (A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data.astype(np.float64))
 
 
-def _refine(A, level, pos, rng, kicks=0) -> None:
+#: A task tries the nodes near its this many heaviest partners.
+PARTNERS = 4
+
+
+def heaviest_partners(A, most: int = PARTNERS) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of each task's ``most`` heaviest partners (all of them when fewer)."""
+    n = A.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(A.indptr))
+    order = np.lexsort((-A.data, rows))
+    rank = np.arange(A.nnz) - A.indptr[rows[order]]
+    keep = order[rank < most]
+    cptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[keep], minlength=n), out=cptr[1:])
+    return cptr, A.indices[keep].astype(np.int64)
+
+
+def _refine(A, level, pos, rng, kicks=0, partners=None) -> None:
     occ = np.full(level.m, -1, dtype=np.int64)
     occ[pos] = np.arange(len(pos))
     order = rng.permutation(len(pos)).astype(np.int64)
-    refine(*_kernel_graph(A), pos, occ, *level.args(), level.nptr, level.nidx, order, int(kicks),
+    cptr, cidx = heaviest_partners(A) if partners is None else partners
+    refine(*_kernel_graph(A), pos, occ, *level.args(), level.nptr, level.nidx, cptr, cidx, order, int(kicks),
            int(rng.integers(2**31)))
 
 
@@ -63,9 +80,10 @@ def multilevel_placement(W, machine, node_ids: np.ndarray, criterion: str, *, rn
     else:
         level = network_level(machine, node_ids)
     whole = machine.is_grid and m == machine.n and np.array_equal(node_ids, np.arange(machine.n))
+    partners = heaviest_partners(A)
     best = np.arange(m, dtype=np.int64)
     start_cost = _cost(A, level, best)
-    _refine(A, level, best, rng)
+    _refine(A, level, best, rng, partners=partners)
     best_cost = _cost(A, level, best)
     done = 0
     for k in range(tries if whole else 0):
@@ -73,7 +91,7 @@ def multilevel_placement(W, machine, node_ids: np.ndarray, criterion: str, *, rn
         if k and time_limit is not None and spent * (k + 1) / k > time_limit:
             break
         pos = drb(A, machine, rng)
-        _refine(A, level, pos, rng)
+        _refine(A, level, pos, rng, partners=partners)
         done += 1
         value = _cost(A, level, pos)
         if value < best_cost:
