@@ -188,11 +188,17 @@ print(json.dumps(out))
 """
 
 
+#: The PyPI package of each peer.
+PACKAGES = {"scotch": "pyscotch", "mtkahypar": "mtkahypar"}
+
+
 def installed(peer: str) -> bool:
     """Whether the peer's Python package can be imported."""
     import importlib.util
 
-    return importlib.util.find_spec({"scotch": "pyscotch", "mtkahypar": "mtkahypar"}[peer]) is not None
+    if peer not in PACKAGES:
+        raise ValueError(f"unknown peer {peer!r}; choose one of {', '.join(PACKAGES)}")
+    return importlib.util.find_spec(PACKAGES[peer]) is not None
 
 
 def repair(part: np.ndarray, machine: Machine) -> tuple[np.ndarray, int]:
@@ -215,6 +221,8 @@ def repair(part: np.ndarray, machine: Machine) -> tuple[np.ndarray, int]:
 
 def run_peer(peer: str, A, shape, *, cap: float, seed: int = 0) -> dict:
     """Map with a peer in a child process: {"hop_bytes", "seconds", "note"} (no hop_bytes when capped)."""
+    if not installed(peer):
+        raise ValueError(f"peer {peer!r} is not installed: pip install {PACKAGES[peer]} (or optalloc[peers])")
     machine = Machine(shape, torus=True)
     with tempfile.TemporaryDirectory() as tmp:
         graph, out = os.path.join(tmp, "g.npz"), os.path.join(tmp, "part")
@@ -241,13 +249,17 @@ def run_peer(peer: str, A, shape, *, cap: float, seed: int = 0) -> dict:
     return {"hop_bytes": best[0], "seconds": info["seconds"], "note": note}
 
 
-def measure(quick: bool = False, progress=None, peers=PEERS, cap: float | None = None) -> list[ScaleRow]:
-    """Every case with every mapper; ``progress(message)`` before each case."""
+def measure(quick: bool = False, progress=None, peers=PEERS, cap: float | None = None,
+            only: list | None = None) -> list[ScaleRow]:
+    """Every case (or those of ``only``, as :func:`cases` lists them) with
+    every mapper; ``progress(message)`` before each case."""
     from optalloc.qap.large import mapping_bound
 
+    for peer in peers:
+        installed(peer)  # an unknown name raises
     cap = (30.0 if quick else PEER_CAP) if cap is None else cap
     out = []
-    for name, make, shape in cases(quick):
+    for name, make, shape in cases(quick) if only is None else only:
         if progress is not None:
             progress(name)
         A = make()
@@ -266,8 +278,8 @@ def measure(quick: bool = False, progress=None, peers=PEERS, cap: float | None =
                                      "note": f"bound {res.bound:.0f}"}
         for peer in peers:
             if not installed(peer):
-                row.results[peer] = {"hop_bytes": None, "seconds": 0.0, "note": "not installed (pip install "
-                                     f"{'pyscotch' if peer == 'scotch' else 'mtkahypar'}): skipped"}
+                row.results[peer] = {"hop_bytes": None, "seconds": 0.0,
+                                     "note": f"not installed (pip install {PACKAGES[peer]}): skipped"}
                 continue
             row.results[peer] = run_peer(peer, A, shape, cap=cap)
         out.append(row)
