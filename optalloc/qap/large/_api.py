@@ -110,7 +110,7 @@ def mapping_bound(W, machine, *, nodes=None, criterion: str = "classic") -> floa
 
 
 def multilevel(W, machine, *, nodes=None, criterion: str = "classic", rng=None, time_limit: float | None = None,
-               tries: int = 4):
+               tries: int | None = None):
     """Map thousands of tasks: coarsen, map the coarsest level, refine back.
 
     Parameters
@@ -130,9 +130,9 @@ def multilevel(W, machine, *, nodes=None, criterion: str = "classic", rng=None, 
         Seed: the same seed gives the same mapping.
     time_limit : float, optional
         Seconds; no new try starts once the next would pass it.
-    tries : int, default 4
-        Recursive bipartitionings (different matchings and seeds); the best
-        is kept.
+    tries : int, optional
+        Recursive bipartitionings (different matchings and seeds), the best
+        kept; default 4 up to 2,048 tasks, 2 up to 8,192, 1 above.
 
     Returns
     -------
@@ -154,10 +154,11 @@ def multilevel(W, machine, *, nodes=None, criterion: str = "classic", rng=None, 
     crit = check_criterion(machine, criterion)
     W = check_flows(W)
     ids = partition(machine, nodes, W.shape[0])
-    tries = int(tries)
-    if tries < 1:
-        raise ValueError(f"`tries` must be a positive integer, got {tries}")
+    if tries is not None:
+        tries = int(tries)
+        if tries < 1:
+            raise ValueError(f"`tries` must be a positive integer, got {tries}")
     placement = multilevel_placement(W, machine, ids, crit, rng=rng, time_limit=time_limit, tries=tries)
     return mapping_result(W, placement, ids, criterion=crit, method="multilevel", start=start,
                           message=f"multilevel: best of {placement['tries']} recursive bipartitioning(s) "
-                                  "and the consecutive mapping, each refined by swaps")
+                                  "and the consecutive mappings in the machine's axis orders, refined by swaps")

@@ -87,6 +87,12 @@ def drb(A, machine, rng, repeats: int = 6) -> np.ndarray:
         local[tasks] = np.arange(len(tasks))
         sp, si, sw, bias = job_graph(indptr, indices, weights, tasks, local, centre, c0, c1, sidesf, wrap)
         local[tasks] = -1
+        if len(tasks) == 2:  # the task that gains more from the first box takes it
+            side = np.array([0, 1]) if bias[0] - bias[1] >= 0 else np.array([1, 0])
+            t0, t1 = tasks[side == 0], tasks[side == 1]
+            pos[t0[0]] = int(((origin % sides) * strides).sum())
+            pos[t1[0]] = int(((origin1 % sides) * strides).sum())
+            continue
         side, value = None, np.inf
         for _ in range(repeats if len(tasks) >= 8 else 1):
             s = bisect(sp, si, sw, bias, int(np.prod(size0)), rng)

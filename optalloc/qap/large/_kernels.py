@@ -123,14 +123,16 @@ def _enqueue(v, queue, inq, tail, n):
 
 @njit(cache=True)
 def _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D, use_d, nptr, nidx,
-             cptr, cidx, queue, inq, head, tail, log, nlog):
+             cptr, cidx, queue, inq, head, tail, log, nlog, budget):
     """Best-swap descent over the tasks in the queue; a task whose partners
-    moved is queued again.  Stops when the queue empties or the log fills."""
+    moved is queued again.  Stops when the queue empties, the log fills or
+    ``budget[0]`` visits are spent (it counts them down)."""
     n = len(pos)
     change = 0.0
-    while head < tail and nlog < len(log):
+    while head < tail and nlog < len(log) and budget[0] > 0:
         i = queue[head % n]
         head += 1
+        budget[0] -= 1
         inq[i] = False
         if indptr[i + 1] == indptr[i]:
             continue
@@ -152,8 +154,9 @@ def _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, act
 
 @njit(cache=True)
 def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D, use_d,
-           nptr, nidx, cptr, cidx, order, kicks, seed):
-    """Swap descent from every task (in ``order``) to a local optimum, then
+           nptr, nidx, cptr, cidx, order, kicks, seed, visits):
+    """Swap descent from every task (in ``order``) to a local optimum (or
+    until ``visits`` tasks have been examined), then
     ``kicks`` rounds of iterated local search: a few random swaps near a
     random task, descent from the tasks they touched, undone unless the
     cost did not rise.  Changes ``pos`` and ``occ``; returns the cost change."""
@@ -166,12 +169,14 @@ def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, activ
     for v in order:
         tail = _enqueue(v, queue, inq, tail, n)
     total = 0.0
+    budget = np.array([visits], np.int64)
     while True:
         change, nlog = _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D,
-                                use_d, nptr, nidx, cptr, cidx, queue, inq, 0, tail, log, 0)
+                                use_d, nptr, nidx, cptr, cidx, queue, inq, 0, tail, log, 0, budget)
         total += change
         tail = 0
-        if nlog < len(log):
+        if nlog < len(log) or budget[0] <= 0:
+            inq[:] = False
             break
         for v in order:  # the log filled: start over from every task
             tail = _enqueue(v, queue, inq, tail, n)
@@ -199,8 +204,9 @@ def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, activ
                 tail = _enqueue(k, queue, inq, tail, n)
                 if indptr[k + 1] > indptr[k]:
                     i = k
+        budget[0] = 64 * n
         more, nlog = _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D,
-                              use_d, nptr, nidx, cptr, cidx, queue, inq, 0, tail, log, nlog)
+                              use_d, nptr, nidx, cptr, cidx, queue, inq, 0, tail, log, nlog, budget)
         change += more
         if change > 1e-9 or nlog >= len(log):
             for t in range(nlog - 1, -1, -1):  # undo

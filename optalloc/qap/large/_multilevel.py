@@ -6,16 +6,18 @@ along its longest axis and the tasks by a multilevel balanced bisection
 Fiduccia-Mattheyses refinement on every level on the way back) that also
 weighs each task's traffic to the tasks already sent elsewhere, until
 every box is one node.  The mapping is then refined by swaps of a task
-with the tasks on the nodes of its partners and their neighbours, each
-valued in O(degree), to a local optimum.  Several tries (different
-matchings and seeds) are kept to the best; the consecutive mapping,
-refined the same way, is kept when it ends lower, so the result is never
-worse than the consecutive one.  On a partition or a network the
-refined consecutive mapping is the answer.
+with the tasks on the nodes of its heaviest partners and their
+neighbours, each valued in O(degree), to a local optimum (or a bound on
+the work).  Beside these tries, the consecutive mappings in every order
+of the machine's axes (task j on the j-th node with, say, z fastest) are
+valued and the cheapest is refined; the consecutive mapping is one of
+them, so the result is never worse than it.  On a partition only those
+orders are tried, on a network only the consecutive mapping.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -36,6 +38,8 @@ def _kernel_graph(A):
 
 #: A task tries the nodes near its this many heaviest partners.
 PARTNERS = 4
+#: A refinement examines at most this many tasks per task (a bound on its time).
+VISITS = 12
 
 
 def heaviest_partners(A, most: int = PARTNERS) -> tuple[np.ndarray, np.ndarray]:
@@ -56,15 +60,34 @@ def _refine(A, level, pos, rng, kicks=0, partners=None) -> None:
     order = rng.permutation(len(pos)).astype(np.int64)
     cptr, cidx = heaviest_partners(A) if partners is None else partners
     refine(*_kernel_graph(A), pos, occ, *level.args(), level.nptr, level.nidx, cptr, cidx, order, int(kicks),
-           int(rng.integers(2**31)))
+           int(rng.integers(2**31)), VISITS * len(pos))
 
 
 def _cost(A, level, pos) -> float:
     return float(placement_cost(*_kernel_graph(A), pos, *level.args()))
 
 
+def axis_orders(machine, node_ids: np.ndarray) -> list[np.ndarray]:
+    """The partition's nodes in every order of the machine's axes (first
+    axis fastest), as local indices: the consecutive mapping is the first."""
+    if not machine.is_grid:
+        return [np.arange(len(node_ids), dtype=np.int64)]
+    coords = machine.coords[node_ids]
+    d = coords.shape[1]
+    out = []
+    for order in itertools.islice(itertools.permutations(range(d)), 24):
+        # np.lexsort sorts by its last key first: the last axis of the order is the slowest
+        out.append(np.lexsort(tuple(coords[:, a] for a in order)).astype(np.int64))
+    return out
+
+
+def default_tries(n: int) -> int:
+    """Recursive bipartitionings tried by default for n tasks."""
+    return 4 if n <= 2048 else 2 if n <= 8192 else 1
+
+
 def multilevel_placement(W, machine, node_ids: np.ndarray, criterion: str, *, rng=None,
-                         time_limit: float | None = None, tries: int = 4) -> dict:
+                         time_limit: float | None = None, tries: int | None = None) -> dict:
     """Place the tasks of ``W`` (checked flows, t <= len(node_ids)) on ``node_ids``.
 
     Returns a dict: ``pos`` (local node index of each task), ``objective``,
@@ -81,11 +104,18 @@ def multilevel_placement(W, machine, node_ids: np.ndarray, criterion: str, *, rn
         level = network_level(machine, node_ids)
     whole = machine.is_grid and m == machine.n and np.array_equal(node_ids, np.arange(machine.n))
     partners = heaviest_partners(A)
-    best = np.arange(m, dtype=np.int64)
-    start_cost = _cost(A, level, best)
-    _refine(A, level, best, rng, partners=partners)
-    best_cost = _cost(A, level, best)
+    starts = axis_orders(machine, node_ids)
+    start_cost = _cost(A, level, np.arange(m, dtype=np.int64))
+    # task j on the j-th node of each order
+    placed = [(_cost(A, level, order), k, order.copy()) for k, order in enumerate(starts)]
+    best, best_cost = None, np.inf
+    for _, _, pos in sorted(placed, key=lambda x: x[:2])[:1]:  # the cheapest order, refined
+        _refine(A, level, pos, rng, partners=partners)
+        value = _cost(A, level, pos)
+        if value < best_cost:
+            best, best_cost = pos, value
     done = 0
+    tries = default_tries(m) if tries is None else tries
     for k in range(tries if whole else 0):
         spent = time.perf_counter() - clock
         if k and time_limit is not None and spent * (k + 1) / k > time_limit:
