@@ -82,7 +82,7 @@ def cmd_map(args) -> int:
     check_out(args.out, args.force)
     machine = machine_option(args)
     if args.comm:
-        W = read_matrix(args.comm)
+        W = read_matrix(args.comm, sparse=args.method in ("multilevel", "auto"))
     else:
         with about("--pattern", {"spec": "--pattern"}):
             W = parse_pattern(args.pattern, rng=args.seed, sparse=args.method in ("multilevel", "auto"))

@@ -193,3 +193,20 @@ def test_map_command_multilevel_json_and_bad_method(capsys):
     assert out["report"]["hop_bytes"] == out["result"]["objective"]
     assert main(["map", "--pattern", "stencil:4x4", "--machine", "torus:4x4", "--method", "bogus"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_read_matrix_keeps_a_sparse_matrix_market_file_sparse(tmp_path):
+    from scipy.io import mmwrite
+
+    from optalloc.qap import read_matrix
+
+    W = stencil((4, 3), sparse=True)
+    mmwrite(str(tmp_path / "w.mtx"), W)
+    thin = read_matrix(tmp_path / "w.mtx", sparse=True)
+    assert sparse.issparse(thin) and np.array_equal(thin.toarray(), W.toarray())
+    assert np.array_equal(read_matrix(tmp_path / "w.mtx"), W.toarray())
+    (tmp_path / "w.csv").write_text("0,2\n2,0\n")
+    assert read_matrix(tmp_path / "w.csv", sparse=True).toarray().tolist() == [[0, 2], [2, 0]]
+    mmwrite(str(tmp_path / "bad.mtx"), sparse.csr_matrix(np.array([[0, -1.0], [1, 0]])))
+    with pytest.raises(ValueError, match="non-negative"):
+        read_matrix(tmp_path / "bad.mtx", sparse=True)
