@@ -2,7 +2,8 @@
 
 Each case maps a communication pattern onto a torus of the same size but
 another shape and reports hop-bytes (bytes times torus hops) as a multiple
-of the trivial bound (one hop per message), with the time, for: the
+of the traffic bound (:func:`optalloc.qap.large.mapping_bound`, at least
+the trivial one hop per message), with the time, for: the
 consecutive mapping (task i on node i), the multilevel mapper
 (``map_tasks(..., method="multilevel")``, seeded), Scotch (PyPI
 ``pyscotch``: ``Graph.map`` onto its 3-D torus architecture, the best of a
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -234,7 +236,7 @@ def run_peer(peer: str, A, shape, *, cap: float, seed: int = 0) -> dict:
         except subprocess.TimeoutExpired:
             return {"hop_bytes": None, "seconds": cap, "note": f"not done in {cap:.0f} s"}
         if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or ["failed"])[-1]
+            last = re.sub(r"\x1b\[[0-9;]*m", "", (proc.stderr.strip().splitlines() or ["failed"])[-1]).strip()
             return {"hop_bytes": None, "seconds": time.perf_counter() - t, "note": f"failed: {last[:80]}"}
         info = json.loads(proc.stdout.strip().splitlines()[-1])
         best = None
@@ -304,7 +306,7 @@ def rows(*, quick: bool = False, progress=None) -> list[BenchRow]:
 
 
 def format_scale(results: list[ScaleRow]) -> str:
-    """Side by side: hop-bytes as a multiple of the trivial bound, and seconds, per mapper."""
+    """Side by side: hop-bytes as a multiple of the traffic bound, and seconds, per mapper."""
     names = ("consecutive", "multilevel", *PEERS)
     head = ("case", "tasks -> torus", *names, "ours vs best other")
     body = []
