@@ -260,9 +260,8 @@ def map_tasks(W, machine=None, *, nodes=None, criterion: str = "td", cost=None, 
         i-th node of the partition, ``"random"`` draws a mapping),
         ``"multilevel"`` (:func:`optalloc.qap.large.multilevel`: thousands
         of tasks, sparse W, a proven bound beside the mapping) or
-        ``"auto"``: exact up to ``AUTO_EXACT`` tasks, tabu up to
-        ``AUTO_DENSE``, multilevel above (and whenever W is sparse and
-        large).
+        ``"auto"``: exact up to ``AUTO_EXACT`` (8) tasks, tabu up to
+        ``AUTO_DENSE`` (512) or with a ``cost`` matrix, multilevel above.
     rng, time_limit, iterations, alpha, progress
         As in :func:`solve` (progress: silent by default).
 

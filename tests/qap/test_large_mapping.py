@@ -210,3 +210,23 @@ def test_read_matrix_keeps_a_sparse_matrix_market_file_sparse(tmp_path):
     mmwrite(str(tmp_path / "bad.mtx"), sparse.csr_matrix(np.array([[0, -1.0], [1, 0]])))
     with pytest.raises(ValueError, match="non-negative"):
         read_matrix(tmp_path / "bad.mtx", sparse=True)
+
+
+def test_refinement_kicks_keep_a_valid_mapping_and_never_raise_the_cost():
+    from optalloc.qap.large._flows import symmetric_graph
+    from optalloc.qap.large._levels import grid_level
+    from optalloc.qap.large._multilevel import _cost, _refine
+
+    machine = Machine((4, 4, 4), torus=True)
+    A = symmetric_graph(random_sparse(64, 0.1, rng=5, sparse=True))
+    level = grid_level(machine, np.arange(64), False)
+    rng = np.random.default_rng(0)
+    pos = rng.permutation(64).astype(np.int64)
+    before = _cost(A, level, pos)
+    _refine(A, level, pos, rng)
+    after = _cost(A, level, pos)
+    _refine(A, level, pos, rng, kicks=300)
+    assert sorted(pos.tolist()) == list(range(64))
+    assert _cost(A, level, pos) <= after <= before
+    W = A.toarray() / 2
+    assert _cost(A, level, pos) == pytest.approx(hop_bytes(W, machine, pos))
