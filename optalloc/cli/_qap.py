@@ -7,7 +7,16 @@ from pathlib import Path
 
 import numpy as np
 
-from optalloc.qap import MAP_METHODS, METHODS, map_tasks, mapping_report, parse_pattern, read_matrix, read_qaplib, read_solution
+from optalloc.qap import (
+    MAP_METHODS,
+    METHODS,
+    map_tasks,
+    mapping_report,
+    parse_pattern,
+    read_matrix,
+    read_qaplib,
+    read_solution,
+)
 from optalloc.qap import solve as solve_qap
 
 from ._common import (

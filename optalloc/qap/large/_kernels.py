@@ -30,10 +30,8 @@ def pair_cost(u, v, coords, sides, wrap, scale, active, td, D, use_d):
         h = x * scale[k]
         s += h
         if active[k]:
-            if h > hi:
-                hi = h
-            if h < lo:
-                lo = h
+            hi = max(hi, h)
+            lo = min(lo, h)
     if td:
         s += hi - lo
     return s

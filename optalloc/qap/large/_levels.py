@@ -35,18 +35,6 @@ class Level:
         """The node arguments of the kernels, in their order."""
         return (self.coords, self.sides, self.wrap, self.scale, self.active, self.td, self.D, self.use_d)
 
-    def cost_matrix(self) -> np.ndarray:
-        """Dense (m, m) costs, for the small coarsest level."""
-        if self.use_d:
-            return np.array(self.D, dtype=np.float64)
-        diff = np.abs(self.coords[:, None, :] - self.coords[None, :, :])
-        diff = np.where(self.wrap, np.minimum(diff, self.sides - diff), diff) * self.scale
-        total = diff.sum(axis=2)
-        if self.td:
-            act = diff[:, :, self.active]
-            total += act.max(axis=2) - act.min(axis=2)
-        return total
-
 
 def _strides(sides) -> np.ndarray:
     return np.concatenate(([1], np.cumprod(sides[:-1]))).astype(np.int64)
