@@ -7,7 +7,16 @@ from pathlib import Path
 
 import numpy as np
 
-from optalloc.qap import METHODS, map_tasks, mapping_report, parse_pattern, read_matrix, read_qaplib, read_solution
+from optalloc.qap import (
+    MAP_METHODS,
+    METHODS,
+    map_tasks,
+    mapping_report,
+    parse_pattern,
+    read_matrix,
+    read_qaplib,
+    read_solution,
+)
 from optalloc.qap import solve as solve_qap
 
 from ._common import (
@@ -82,27 +91,33 @@ def cmd_map(args) -> int:
     check_out(args.out, args.force)
     machine = machine_option(args)
     if args.comm:
-        W = read_matrix(args.comm)
+        W = read_matrix(args.comm, sparse=args.method in ("multilevel", "auto"))
     else:
         with about("--pattern", {"spec": "--pattern"}):
-            W = parse_pattern(args.pattern, rng=args.seed)
+            W = parse_pattern(args.pattern, rng=args.seed, sparse=args.method in ("multilevel", "auto"))
     nodes = partition(machine, args.nodes)
     with progress_for(args, "map") as progress:
         res = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method=args.method, rng=args.seed,
                         time_limit=args.time_limit, iterations=args.iterations, progress=progress)
         say_why(progress, res)
-    base = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method="consecutive")
+    if res.method == "multilevel":  # the consecutive mapping without n x n matrices
+        t = W.shape[0]
+        base_perm = (np.arange(machine.size) if nodes is None else np.asarray(nodes))[:t]
+        base_objective = res.extra["consecutive"]
+    else:
+        base = map_tasks(W, machine, nodes=nodes, criterion=args.criterion, method="consecutive")
+        base_perm, base_objective = base.permutation, base.objective
     report = mapping_report(W, machine, res.permutation)
-    base_report = mapping_report(W, machine, base.permutation)
+    base_report = mapping_report(W, machine, base_perm)
     if args.out:
         write_lines(args.out, [f"{int(v)}\n" for v in res.permutation], args.force)
     if args.json:
         print_json({"result": res.to_dict(), "report": report.to_dict(), "consecutive": base_report.to_dict(),
-                    "consecutive_objective": base.objective})
+                    "consecutive_objective": base_objective})
         return EXIT_OK
     print_rows([("machine", machine.describe()), ("tasks", str(len(res.permutation))),
-                ("criterion", args.criterion), ("method", args.method), ("objective", fmt(res.objective)),
-                ("bound (Gilmore-Lawler)", fmt(res.bound)), ("gap", fmt(res.gap)), ("status", res.status),
+                ("criterion", args.criterion), ("method", res.method), ("objective", fmt(res.objective)),
+                ("bound (traffic)" if res.method == "multilevel" else "bound (Gilmore-Lawler)", fmt(res.bound)), ("gap", fmt(res.gap)), ("status", res.status),
                 ("seconds", f"{res.runtime:.3f}")])
     print()
     mine, theirs = report.to_dict(), base_report.to_dict()
@@ -151,7 +166,8 @@ def register(sub) -> None:
                 ".json, edge list)")
     add_input(p, "--nodes", metavar="FILE", help="partition: node ids (x fastest), whitespace or comma separated")
     p.add_argument("--criterion", choices=("td", "classic"), default="td", help="cost between nodes (default td)")
-    p.add_argument("--method", choices=METHODS, default="tabu", help="solver (default tabu)")
+    p.add_argument("--method", choices=MAP_METHODS, default="tabu",
+                   help="solver (default tabu); multilevel for thousands of tasks, auto picks by size")
     add_search(p)
     p.add_argument("--out", metavar="FILE", help="write the node of each task, one per line")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")

@@ -28,7 +28,10 @@ networks), or a spec that :func:`optalloc.machine.parse_machine` reads:
 :func:`cost_matrix` builds C ("classic" hop or "td" Traffic Distribution
 costs), :func:`map_tasks` solves the mapping, the metrics measure it
 (hop-bytes, dilation, link loads under dimension-order routing), and the
-pattern generators give W.
+pattern generators give W (dense, or scipy.sparse with ``sparse=True``).
+Jobs of thousands of tasks: :mod:`optalloc.qap.large` (sparse traffic,
+the multilevel mapper, ``map_tasks(..., method="multilevel")`` or
+``"auto"``, costs and a proven bound without n x n matrices).
 """
 
 from ._bounds import gilmore_lawler
@@ -37,7 +40,7 @@ from ._cost import CRITERIA, cost_matrix
 from ._exact import brute, exact
 from ._grasp import grasp
 from ._io import QAPSolution, read_qaplib, read_solution, write_qaplib
-from ._mapping import METHODS, faq, map_tasks, solve
+from ._mapping import MAP_METHODS, METHODS, faq, map_tasks, solve
 from ._matrix_io import parse_matrix, read_matrix
 from ._metrics import (
     Dilation,
@@ -62,6 +65,7 @@ from ._tabu import tabu
 
 __all__ = [
     "CRITERIA",
+    "MAP_METHODS",
     "METHODS",
     "PATTERNS",
     "Dilation",

@@ -17,6 +17,17 @@ from ._search import descent
 #: Methods of :func:`solve` and :func:`map_tasks`.
 METHODS = ("tabu", "grasp", "exact", "brute", "faq", "consecutive", "random")
 
+#: Methods of :func:`map_tasks`: those of :func:`solve`, the multilevel
+#: mapper and "auto" (exact, then tabu, then multilevel as n grows).
+MAP_METHODS = (*METHODS, "multilevel", "auto")
+
+#: "auto" maps up to this many tasks exactly (enumeration) ...
+AUTO_EXACT = 8
+#: ... up to this many with the dense QAP engine (tabu), more with the multilevel mapper.
+AUTO_DENSE = 512
+#: Above this many tasks a sparse W is not made dense for a QAP method.
+DENSE_TASKS = 4096
+
 
 def faq(W, C, *, rng=None, starts: int = 1, local_search: bool = True, progress=None):
     """scipy's FAQ (Vogelstein et al.) from ``starts`` seeded starts, polished by 2-swap descent.
@@ -226,7 +237,7 @@ def map_tasks(W, machine=None, *, nodes=None, criterion: str = "td", cost=None, 
 
     Parameters
     ----------
-    W : array_like, shape (t, t)
+    W : array_like or scipy.sparse matrix, shape (t, t)
         Bytes sent between tasks (non-negative).
     machine : Machine or str, optional
         The machine: a :class:`~optalloc.machine.Machine` or a spec that
@@ -245,8 +256,12 @@ def map_tasks(W, machine=None, *, nodes=None, criterion: str = "td", cost=None, 
     cost : array_like, optional
         A user cost matrix over the partition, instead of a criterion.
     method : str, default "tabu"
-        Any method of :func:`solve`; ``"consecutive"`` puts task i on the
-        i-th node of the partition, ``"random"`` draws a mapping.
+        Any method of :func:`solve` (``"consecutive"`` puts task i on the
+        i-th node of the partition, ``"random"`` draws a mapping),
+        ``"multilevel"`` (:func:`optalloc.qap.large.multilevel`: thousands
+        of tasks, sparse W, a proven bound beside the mapping) or
+        ``"auto"``: exact up to ``AUTO_EXACT`` (8) tasks, tabu up to
+        ``AUTO_DENSE`` (512) or with a ``cost`` matrix, multilevel above.
     rng, time_limit, iterations, alpha, progress
         As in :func:`solve` (progress: silent by default).
 
@@ -267,10 +282,26 @@ def map_tasks(W, machine=None, *, nodes=None, criterion: str = "td", cost=None, 
     clock = Stopwatch(time_limit)
     from ._metrics import _validate_flows
 
+    if method not in MAP_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(MAP_METHODS)}")
     A = _validate_flows(W)
-    t = len(A)
+    t = A.shape[0]
     if machine is not None:
         machine = as_machine(machine)
+    if method == "auto":
+        method = "exact" if t <= AUTO_EXACT else "tabu" if t <= AUTO_DENSE or cost is not None else "multilevel"
+    if method == "multilevel":
+        from .large import multilevel
+
+        if cost is not None or machine is None:
+            raise ValueError("method 'multilevel' maps onto a `machine`, not onto a `cost` matrix")
+        return multilevel(A, machine, nodes=nodes, criterion=criterion, rng=rng, time_limit=time_limit,
+                          **({} if iterations is None else {"tries": iterations}))
+    if not isinstance(A, np.ndarray):
+        if t > DENSE_TASKS:
+            raise ValueError(f"method {method!r} holds n x n matrices: at most {DENSE_TASKS} tasks, got {t} "
+                             "(use method 'multilevel' or 'auto')")
+        A = A.toarray()
     if cost is None:
         if machine is None:
             raise ValueError("give a `machine` (or a `cost` matrix)")

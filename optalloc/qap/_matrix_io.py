@@ -48,21 +48,24 @@ def parse_matrix(text: str, *, source: str = "matrix") -> np.ndarray:
     return _checked(np.array(rows), source)
 
 
-def read_matrix(path: str | os.PathLike) -> np.ndarray:
+def read_matrix(path: str | os.PathLike, *, sparse: bool = False):
     """Read a square non-negative matrix (e.g. W in bytes) from a file.
 
     Parameters
     ----------
     path : str or path-like
         ``.npy`` (numpy array), ``.mtx`` (MatrixMarket, dense or sparse;
-        sparse is made dense), anything else as text: CSV or
-        whitespace-separated rows, see :func:`parse_matrix`. The file is
+        sparse is made dense unless ``sparse``), anything else as text: CSV
+        or whitespace-separated rows, see :func:`parse_matrix`. The file is
         only read.
+    sparse : bool, default False
+        Return a scipy.sparse CSR matrix (a sparse ``.mtx`` file is never
+        made dense then).
 
     Returns
     -------
-    numpy.ndarray
-        (n, n) float array.
+    numpy.ndarray or scipy.sparse.csr_matrix
+        (n, n) float matrix.
 
     Raises
     ------
@@ -92,7 +95,7 @@ def read_matrix(path: str | os.PathLike) -> np.ndarray:
             a = np.load(name, allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise ValueError(f"{name}: cannot read .npy file ({exc})") from None
-        return _checked(a, name)
+        return _as(_checked(a, name), sparse)
     if ext == ".mtx":
         from scipy.io import mmread
 
@@ -101,12 +104,22 @@ def read_matrix(path: str | os.PathLike) -> np.ndarray:
         except (OSError, ValueError) as exc:
             raise ValueError(f"{name}: cannot read MatrixMarket file ({exc})") from None
         if hasattr(a, "toarray"):
+            if sparse:
+                return _checked(a.tocsr(), name)
             a = a.toarray()
-        return _checked(np.asarray(a), name)
-    return parse_matrix(read_text(name), source=name)
+        return _as(_checked(np.asarray(a), name), sparse)
+    return _as(parse_matrix(read_text(name), source=name), sparse)
 
 
-def _checked(a: np.ndarray, source: str) -> np.ndarray:
+def _as(a, sparse: bool):
+    if not sparse:
+        return a
+    from scipy import sparse as sp
+
+    return sp.csr_matrix(a)
+
+
+def _checked(a, source: str):
     if np.iscomplexobj(a):
         raise ValueError(f"{source}: complex entries are not flows")
     if a.dtype == object or not (np.issubdtype(a.dtype, np.number) or a.dtype == bool):

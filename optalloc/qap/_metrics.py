@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..machine import Machine
-from ._core import validate_square
 from ._cost import as_machine
+from .large._flows import check_flows, message_list
 
 __all__ = ["Dilation", "LinkLoads", "MappingReport", "dilation", "hop_bytes", "link_loads",
            "mapping_report"]
@@ -36,29 +36,19 @@ __all__ = ["Dilation", "LinkLoads", "MappingReport", "dilation", "hop_bytes", "l
 _CHUNK = 1 << 22
 
 
-def _validate_flows(W, name: str = "W") -> np.ndarray:
-    """``W`` as a square float array of finite, non-negative flows."""
-    a = validate_square(W, name)
-    if np.any(a < 0):
-        i, j = np.argwhere(a < 0)[0]
-        raise ValueError(f"`{name}` flows must be non-negative, got {a[i, j]} at ({i}, {j})")
-    return a
+def _validate_flows(W, name: str = "W"):
+    """``W`` as a square float array (or CSR matrix) of finite, non-negative flows."""
+    return check_flows(W, name)
 
 
 def _validate_mapping(W, machine, perm) -> tuple[np.ndarray, Machine, np.ndarray]:
     machine = as_machine(machine)
     W = _validate_flows(W)
-    if len(W) > machine.n:
-        raise ValueError(f"`W` has {len(W)} tasks but the {machine.describe()} has only {machine.n} nodes")
-    perm = machine.check_nodes(perm, name="perm", length=len(W)).astype(np.intp)
+    n = W.shape[0]
+    if n > machine.n:
+        raise ValueError(f"`W` has {n} tasks but the {machine.describe()} has only {machine.n} nodes")
+    perm = machine.check_nodes(perm, name="perm", length=n).astype(np.intp)
     return W, machine, perm
-
-
-def _pairs(W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ordered pairs (i, j), i != j, with W[i, j] > 0."""
-    off = W > 0
-    np.fill_diagonal(off, False)
-    return np.nonzero(off)
 
 
 def hop_bytes(W, machine, perm) -> float:
@@ -66,8 +56,10 @@ def hop_bytes(W, machine, perm) -> float:
 
     Parameters
     ----------
-    W : array_like, shape (n, n)
-        Bytes from task i to task j; finite and non-negative.
+    W : array_like or scipy.sparse matrix, shape (n, n)
+        Bytes from task i to task j; finite and non-negative.  Every
+        metric reads the messages alone, O(messages x path length), with
+        no n x n matrix.
     machine : Machine or str
         The machine, or a spec that :func:`~optalloc.machine.parse_machine`
         reads (``"torus:8x8"``); on a network with link lengths, "hops"
@@ -99,7 +91,8 @@ def hop_bytes(W, machine, perm) -> float:
     8.0
     """
     W, machine, p = _validate_mapping(W, machine, perm)
-    return float((W * machine.distances(p)).sum())
+    i, j, w = message_list(W)
+    return float((w * machine.pair_distances(p[i], p[j])).sum())
 
 
 @dataclass(frozen=True)
@@ -140,11 +133,10 @@ def dilation(W, machine, perm) -> Dilation:
     Dilation(max=1.0, mean=1.0, weighted_mean=1.0, pairs=256)
     """
     W, machine, p = _validate_mapping(W, machine, perm)
-    i, j = _pairs(W)
+    i, j, w = message_list(W)
     if len(i) == 0:
         return Dilation(0.0, 0.0, 0.0, 0)
-    hops = machine.distances(p)[i, j]
-    w = W[i, j]
+    hops = machine.pair_distances(p[i], p[j])
     return Dilation(float(hops.max()), float(hops.mean()), float((w * hops).sum() / w.sum()), len(i))
 
 
@@ -250,9 +242,9 @@ def link_loads(W, machine, perm, *, order=None) -> LinkLoads:
     strides = _strides(shape)
     totals = np.zeros(machine.n * 2 * d, dtype=np.float64)
 
-    i, j = _pairs(W)
-    src, dst, w = p[i], p[j], W[i, j]
-    hops = machine.distances(p)[i, j].astype(np.int64)
+    i, j, w = message_list(W)
+    src, dst = p[i], p[j]
+    hops = machine.pair_distances(src, dst).astype(np.int64)
     ends = np.cumsum(hops)
     start = 0
     while start < len(src):
@@ -372,12 +364,10 @@ def mapping_report(W, machine, perm, *, order=None) -> MappingReport:
     W, machine, p = _validate_mapping(W, machine, perm)
     dil = dilation(W, machine, p)
     loads = link_loads(W, machine, p, order=order) if machine.is_grid else None
-    off = W.copy()
-    np.fill_diagonal(off, 0.0)
     return MappingReport(
         machine=machine.describe(),
-        tasks=len(W),
-        total_bytes=float(off.sum()),
+        tasks=W.shape[0],
+        total_bytes=float(message_list(W)[2].sum()),
         hop_bytes=hop_bytes(W, machine, p),
         max_dilation=dil.max,
         mean_dilation=dil.mean,

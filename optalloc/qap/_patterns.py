@@ -1,7 +1,9 @@
 """Communication patterns: task-by-task byte matrices for tests and demos.
 
 Every generator returns an (n, n) float matrix W, ``W[i, j]`` the bytes
-task i sends to task j, with a zero diagonal. Tasks on a grid are numbered
+task i sends to task j, with a zero diagonal: a dense array, or with
+``sparse=True`` a scipy.sparse CSR matrix (memory O(messages), for jobs
+of thousands of tasks). Tasks on a grid are numbered
 like the nodes of a :class:`~optalloc.machine.Machine`: task (x, y, z) is
 ``x + W * (y + H * z)``, so the identity mapping puts a stencil's tasks on
 the matching mesh or torus nodes.
@@ -71,7 +73,20 @@ def _validate_count(n, name: str = "n") -> int:
     return k
 
 
-def stencil(shape, *, periodic: bool = True, weight: float = 1.0) -> np.ndarray:
+def _matrix(n: int, rows, cols, vals, sparse: bool):
+    """The (n, n) matrix with ``vals`` at ``(rows, cols)`` (repeats keep one), dense or CSR."""
+    if not sparse:
+        W = np.zeros((n, n))
+        W[rows, cols] = vals
+        return W
+    from scipy import sparse as sp
+
+    rows, cols, vals = np.asarray(rows, np.intp), np.asarray(cols, np.intp), np.broadcast_to(vals, np.shape(rows))
+    key, first = np.unique(rows.astype(np.int64) * n + cols, return_index=True)
+    return sp.csr_matrix((np.asarray(vals, np.float64)[first], (key // n, key % n)), shape=(n, n))
+
+
+def stencil(shape, *, periodic: bool = True, weight: float = 1.0, sparse: bool = False):
     """Nearest-neighbour exchange on a grid of tasks.
 
     Parameters
@@ -83,10 +98,12 @@ def stencil(shape, *, periodic: bool = True, weight: float = 1.0) -> np.ndarray:
         Wrap around each axis (tasks at opposite faces are neighbours).
     weight : float, default 1.0
         Bytes each task sends to each neighbour.
+    sparse : bool, default False
+        Return a scipy.sparse CSR matrix.
 
     Returns
     -------
-    numpy.ndarray
+    numpy.ndarray or scipy.sparse.csr_matrix
         Symmetric (N, N) matrix, N the number of tasks.
 
     Notes
@@ -102,24 +119,28 @@ def stencil(shape, *, periodic: bool = True, weight: float = 1.0) -> np.ndarray:
     [4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0]
     >>> stencil((3, 3), periodic=False).sum(axis=1).tolist()
     [2.0, 3.0, 2.0, 3.0, 4.0, 3.0, 2.0, 3.0, 2.0]
+    >>> stencil((32, 32, 16), sparse=True).nnz      # 16,384 tasks, six neighbours each
+    98304
     """
     sides = _validate_shape(shape)
     w = _validate_weight(weight)
     n = math.prod(sides)
     ids = np.arange(n, dtype=np.intp)
     strides = _strides(sides)
-    W = np.zeros((n, n))
+    rows, cols = [], []
     for side, stride in zip(sides, strides):
         x = (ids // stride) % side
         for step in (1, -1):
             y = x + step
             ok = (y >= 0) & (y < side) if not periodic else np.full(n, side > 1)
-            W[ids[ok], (ids + ((y % side) - x) * stride)[ok]] = w
-    return W
+            rows.append(ids[ok])
+            cols.append((ids + ((y % side) - x) * stride)[ok])
+    return _matrix(n, np.concatenate(rows), np.concatenate(cols), w, sparse)
 
 
-def ring(n, *, weight: float = 1.0) -> np.ndarray:
-    """Each task exchanges ``weight`` bytes with tasks i - 1 and i + 1 (mod n).
+def ring(n, *, weight: float = 1.0, sparse: bool = False):
+    """Each task exchanges ``weight`` bytes with tasks i - 1 and i + 1 (mod n)
+    (``sparse=True``: a CSR matrix).
 
     Examples
     --------
@@ -127,7 +148,7 @@ def ring(n, *, weight: float = 1.0) -> np.ndarray:
     >>> ring(4).tolist()
     [[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]]
     """
-    return stencil(_validate_count(n), periodic=True, weight=weight)
+    return stencil(_validate_count(n), periodic=True, weight=weight, sparse=sparse)
 
 
 def all_to_all(n, *, weight: float = 1.0) -> np.ndarray:
@@ -143,7 +164,7 @@ def all_to_all(n, *, weight: float = 1.0) -> np.ndarray:
     return _validate_weight(weight) * (1.0 - np.eye(n))
 
 
-def transpose(shape, *, weight: float = 1.0) -> np.ndarray:
+def transpose(shape, *, weight: float = 1.0, sparse: bool = False):
     """Matrix-transpose exchange: task (x, y) swaps data with task (y, x).
 
     Parameters
@@ -152,6 +173,8 @@ def transpose(shape, *, weight: float = 1.0) -> np.ndarray:
         Side k of the square task grid (``k`` or ``(k, k)``); k * k tasks.
     weight : float, default 1.0
         Bytes sent by each off-diagonal task to its partner.
+    sparse : bool, default False
+        Return a scipy.sparse CSR matrix.
 
     Returns
     -------
@@ -175,13 +198,11 @@ def transpose(shape, *, weight: float = 1.0) -> np.ndarray:
     w = _validate_weight(weight)
     x, y = np.meshgrid(np.arange(k), np.arange(k), indexing="xy")
     src, dst = (x + k * y).ravel(), (y + k * x).ravel()
-    W = np.zeros((k * k, k * k))
     off = src != dst
-    W[src[off], dst[off]] = w
-    return W
+    return _matrix(k * k, src[off], dst[off], w, sparse)
 
 
-def random_sparse(n, density: float, *, rng=None, low: int = 1, high: int = 100) -> np.ndarray:
+def random_sparse(n, density: float, *, rng=None, low: int = 1, high: int = 100, sparse: bool = False):
     """Random symmetric traffic: each pair talks with probability ``density``.
 
     Parameters
@@ -196,6 +217,10 @@ def random_sparse(n, density: float, *, rng=None, low: int = 1, high: int = 100)
     low, high : int
         Bytes of a communicating pair are drawn uniformly from the integers
         low .. high (both included), 0 <= low <= high.
+    sparse : bool, default False
+        Return a scipy.sparse CSR matrix, drawn in O(n + pairs) memory: the
+        number of pairs is binomial, the pairs uniform without repeats (so
+        a seed gives another matrix than the dense form).
 
     Returns
     -------
@@ -224,6 +249,8 @@ def random_sparse(n, density: float, *, rng=None, low: int = 1, high: int = 100)
     if not 0 <= lo <= hi:
         raise ValueError(f"`low` and `high` must satisfy 0 <= low <= high, got {lo} and {hi}")
     gen = np.random.default_rng(rng)
+    if sparse:
+        return _random_csr(n, p, gen, lo, hi)
     iu, ju = np.triu_indices(n, k=1)
     keep = gen.random(len(iu)) < p
     vals = gen.integers(lo, hi, size=int(keep.sum()), endpoint=True).astype(np.float64)
@@ -233,7 +260,22 @@ def random_sparse(n, density: float, *, rng=None, low: int = 1, high: int = 100)
     return W
 
 
-def parse_pattern(spec: str, *, rng=None) -> np.ndarray:
+def _random_csr(n: int, p: float, gen, lo: int, hi: int):
+    total = n * (n - 1) // 2
+    count = int(gen.binomial(total, p)) if total else 0
+    picked = np.zeros(0, dtype=np.int64)
+    while len(picked) < count:  # pair indices into the upper triangle, without repeats
+        more = gen.integers(0, total, size=2 * (count - len(picked)) + 8, dtype=np.int64)
+        picked = np.unique(np.concatenate((picked, more)))
+    picked = gen.permutation(picked)[:count]
+    # pair index q -> (i, j), i < j, row by row of the upper triangle
+    i = (n - 2 - np.floor(np.sqrt(-8.0 * picked + 4.0 * n * (n - 1) - 7) / 2.0 - 0.5)).astype(np.int64)
+    j = picked + i + 1 - total + (n - i) * (n - i - 1) // 2
+    vals = gen.integers(lo, hi, size=count, endpoint=True).astype(np.float64)
+    return _matrix(n, np.concatenate((i, j)), np.concatenate((j, i)), np.concatenate((vals, vals)), True)
+
+
+def parse_pattern(spec: str, *, rng=None, sparse: bool = False):
     """A pattern from text, for the command line.
 
     Forms: ``stencil:8x8`` (periodic), ``stencil:8x8:open`` (no wrap),
@@ -256,15 +298,15 @@ def parse_pattern(spec: str, *, rng=None) -> np.ndarray:
         if name == "stencil" and len(args) in (1, 2):
             if len(args) == 2 and args[1] not in ("open", "periodic"):
                 raise ValueError(usage)
-            return stencil(_sides(args[0]), periodic=len(args) == 1 or args[1] == "periodic")
+            return stencil(_sides(args[0]), periodic=len(args) == 1 or args[1] == "periodic", sparse=sparse)
         if name == "ring" and len(args) == 1:
-            return ring(int(args[0]))
+            return ring(int(args[0]), sparse=sparse)
         if name in ("all-to-all", "alltoall", "a2a") and len(args) == 1:
             return all_to_all(int(args[0]))
         if name == "transpose" and len(args) == 1:
-            return transpose(_sides(args[0]))
+            return transpose(_sides(args[0]), sparse=sparse)
         if name == "random" and len(args) == 2:
-            return random_sparse(int(args[0]), float(args[1]), rng=rng)
+            return random_sparse(int(args[0]), float(args[1]), rng=rng, sparse=sparse)
     except ValueError as exc:
         if str(exc).startswith("`"):  # a generator's own message
             raise
