@@ -35,6 +35,12 @@ Suites (:data:`SUITES`), one module each:
     per-decision method, the structured networks, workloads, the event
     engine, orderings and whole simulations against their targets
     (:mod:`optalloc.bench.scale`);
+``mapping``
+    the multilevel task mapper on stencils of 1,024 to 16,384 tasks and
+    irregular patterns, side by side with the consecutive mapping,
+    Scotch and Mt-KaHyPar when they are installed (``optalloc[peers]``);
+    hop-bytes as a multiple of the proven traffic bound, and seconds
+    (:mod:`optalloc.bench._mapping_scale`);
 ``networks``
     exact on trees of switches and tori, and Slurm's topologies and
     allocators (:mod:`optalloc.bench.networks`);
@@ -103,7 +109,7 @@ __all__ = [
 ]
 
 #: The suites, in the order ``run_bench("all")`` runs them.
-SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale", "networks")
+SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale", "networks", "mapping")
 
 #: default time limit (seconds) per solve of the suites that take one
 DEFAULT_LIMITS = {"exact": 60.0, "ptas": 60.0, "qap": 2.0, "curves": 30.0, "topologies": 60.0}
@@ -187,6 +193,10 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
 
             rows, text = run_scale(quick=quick, parts=parts, progress=progress), format_table
             ok = all(r.agree for r in rows)
+        elif name == "mapping":
+            from ._mapping_scale import format_scale, measure
+            rows, text = measure(quick=quick, progress=progress), format_scale
+            ok = all(_mapping_ok(r) for r in rows)
         elif name == "networks":
             from .networks import run_networks
             rows, text = run_networks(quick=quick, parts=parts, progress=progress), format_table
@@ -200,3 +210,9 @@ def run_bench(suite: str = "heuristics", *, quick: bool = False, repeat: int = 5
         if rows:
             tables.append(BenchTable(name, rows, text(rows), ok))
     return tables
+
+
+def _mapping_ok(row) -> bool:
+    """The multilevel mapping is no worse than any other mapper that finished."""
+    ours = row.results["multilevel"]["hop_bytes"]
+    return all(x["hop_bytes"] is None or ours <= x["hop_bytes"] + 1e-9 for x in row.results.values())

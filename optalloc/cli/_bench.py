@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, add_quiet, print_json, progress_for
 
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
-SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale", "networks")
+SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale", "networks", "mapping")
 #: the parts of ``--suite scale`` (:data:`optalloc.bench.scale.PARTS`)
 SCALE_PARTS = ("mc", "centres", "networks", "workload", "sim", "order", "targets")
 #: the parts of ``--suite networks`` (:data:`optalloc.bench.networks.PARTS`)
@@ -64,7 +64,7 @@ def register(sub) -> None:
                    "mesh and the pairwise MIP: up to 3 x 9 x --limit seconds), startup (the wall time of optalloc --help in a fresh "
                    "interpreter against python -c pass: seconds), scale (machines of 8,000 to 33,000 nodes: per-decision "
                    "methods, networks, workloads, the event engine, orderings and whole simulations, about 15 "
-                   "minutes; --part picks some), networks (exact on trees of switches and tori, Slurm's topologies and allocators: several minutes; --part picks some) or all")
+                   "minutes; --part picks some), networks (exact on trees of switches and tori, Slurm's topologies and allocators: several minutes; --part picks some), mapping (the multilevel mapper on 1,024 to 16,384 tasks against the consecutive mapping, Scotch and Mt-KaHyPar when installed: up to 20 minutes) or all")
     p.add_argument("--part", action="append", choices=tuple(dict.fromkeys(SCALE_PARTS + NETWORK_PARTS)),
                    help="with --suite scale or networks: run this part only (repeatable)")
     p.add_argument("--limit", type=float, metavar="S",
