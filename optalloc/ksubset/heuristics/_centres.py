@@ -31,8 +31,9 @@ import numpy as np
 
 from ..._gridweight import grid_weight
 from ..._subset import metric_subset_result
+from ..._threads import run_split
 from ..bounds._lattice import TOWN_2D, TOWN_3D
-from ._grid import centre_rows, centre_scores, grid_descent
+from ._grid import centre_rows, centre_scores, grid_descent, rotated_tables
 
 __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_mm", "grid_swap", "lattice_grid",
            "mm_inc_torus_grid", "mm_torus_grid", "neighbour_of_stars", "town_of_grid"]
@@ -41,6 +42,10 @@ __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_
 #: on meshes of at most 4,096 cells it always is)
 SPARSE = 16
 AXES = 3
+#: k from which the balls are counted with the rotated tables (below, by runs: the balls are small)
+TABLE_K = 48
+#: centres per thread below which the centres are scored in one thread (:func:`optalloc._threads.run_split`)
+SPLIT_MIN = 512
 
 
 class Grid:
@@ -63,11 +68,39 @@ class Grid:
         free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x)
         self.PX = _prefix(free.reshape(-1, self.L[0]))
         self.PY = _prefix(free.transpose(0, 2, 1).reshape(-1, self.L[1]))  # rows x + L0 z
+        self._tables = None
+
+    def tables(self):
+        """The margins and the :func:`rotated_tables` across each axis whose
+        plane has two axes longer than 1 (else an empty table), built once."""
+        if self._tables is None:
+            M = np.where(self.wrap, (self.L - 1) // 2, 0).astype(np.int64)
+            out = []
+            for a in range(AXES):
+                if all(self.L[b] > 1 for b in range(AXES) if b != a):
+                    out.append(rotated_tables(self.occ, self.L, self.wrap, a, M))
+                else:
+                    out.append(np.zeros((0, 1, 1), dtype=np.int32))
+            self._tables = (*out, M)
+        return self._tables
 
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
-        return centre_scores(np.ascontiguousarray(centres, dtype=np.int64), self.occ, self.PX, self.PY, self.L,
-                             self.wrap, k, self.in_order, self.n)
+        cen = np.ascontiguousarray(centres, dtype=np.int64)
+        if k >= TABLE_K:
+            T0, T1, T2, M = self.tables()
+        else:
+            T0 = T1 = T2 = np.zeros((0, 1, 1), dtype=np.int32)
+            M = np.zeros(AXES, dtype=np.int64)
+
+        def piece(lo, hi):
+            return centre_scores(cen[lo:hi], self.occ, self.PX, self.PY, T0, T1, T2, M, self.L, self.wrap, k,
+                                 self.in_order, self.n)
+
+        parts = run_split(piece, len(cen), min_items=SPLIT_MIN)
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def nearest(self, centre, k: int) -> np.ndarray:
         """The rows of the k nearest points of a centre (cell), sorted."""

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["centre_rows", "centre_scores", "grid_descent"]
+__all__ = ["centre_rows", "centre_scores", "grid_descent", "rotated_tables"]
 
 
 @njit(cache=True)
@@ -219,30 +219,32 @@ def _run(P, row, c, b, L, wrap):
 
 
 @njit(cache=True)
-def _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, P, hu, hv, mid, count_only):
-    """The points of the ball of radius q around (c0, c1, c2) counted by
-    runs along the first axis (prefix counts P, rows over (second, third
-    axis), second fastest): their number and, unless ``count_only``, their
-    offsets along the second and third axes counted in hu, hv."""
-    total = 0
-    a1, n1, a2, n2 = _span(c2, q, L2, w2)
-    for jz in range(n1 + n2):
-        z = a1 + jz if jz < n1 else a2 + jz - n1
-        dz = _offset(z, c2, L2, w2)
-        b = q - abs(dz)
-        sub = 0
-        b1, m1, b2, m2 = _span(c1, b, L1, w1)
-        for jy in range(m1 + m2):
-            y = b1 + jy if jy < m1 else b2 + jy - m1
-            dy = _offset(y, c1, L1, w1)
-            cnt = _run(P, y + L1 * z, c0, b - abs(dy), L0, w0)
-            sub += cnt
-            if not count_only:
-                hu[mid + dy] += cnt
-        if not count_only:
-            hv[mid + dz] += sub
-        total += sub
-    return total
+def rotated_tables(occ, L, wrap, a, M):
+    """The rotated prefix tables of the planes across axis a (one per
+    coordinate of a), shape (L[a], U + 1, V + 1): the in-plane grid (axes
+    p < r), a ring axis extended by M on either side (copies of the ring),
+    its cell (i, j) at ``u = i + j``, ``v = i - j + width_r - 1`` (i, j
+    counted from the extended corner), prefix-summed over u and v.  An L1
+    diamond in the plane is then a box: |du| <= b and |dv| <= b."""
+    p = 1 if a == 0 else 0
+    r = 1 if a == 2 else 2
+    wp = L[p] + 2 * M[p]
+    wr = L[r] + 2 * M[r]
+    U = wp + wr - 1
+    T = np.zeros((L[a], U + 1, U + 1), dtype=np.int32)
+    x = np.zeros(3, dtype=np.int64)
+    for s in range(L[a]):
+        x[a] = s
+        for ti in range(wp):
+            x[p] = (ti - M[p]) % L[p]
+            for tj in range(wr):
+                x[r] = (tj - M[r]) % L[r]
+                if occ[x[0] + L[0] * (x[1] + L[1] * x[2])] >= 0:
+                    T[s, ti + tj + 1, ti - tj + wr] = 1
+        for u in range(1, U + 1):
+            for v in range(1, U + 1):
+                T[s, u, v] += T[s, u - 1, v] + T[s, u, v - 1] - T[s, u - 1, v - 1]
+    return T
 
 
 @njit(cache=True)
@@ -252,34 +254,91 @@ def _reach(L, wrap):
 
 
 @njit(cache=True)
-def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
-    """W, star and the radius R of the k nearest points of the centre:
-    the ball of radius q < R (q lowered until it holds fewer than k points)
-    by runs, then the shells from q + 1 on point by point."""
+def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
+    """The points of the ball of radius q around c, counted slice by slice
+    across axis a: each slice's L1 diamond is a box of the rotated table T
+    (:func:`rotated_tables`) when T is not empty and the diamond wraps
+    onto no cell twice (2 b + 1 <= L on the plane's ring axes), else runs
+    of the prefix counts (PX along the first axis, for a = 1, 2; PY along
+    the second, for a = 0) over the plane's other axis; with ``fill`` each
+    slice's count goes to h at its offset (shifted by mid)."""
+    p = 1 if a == 0 else 0
+    r = 1 if a == 2 else 2
+    ci = c[p]
+    cj = c[r]
+    top = -1  # the largest radius a box counts exactly
+    if T.shape[0] > 0:
+        top = q
+        if wrap[p]:
+            top = min(top, (L[p] - 1) // 2)
+        if wrap[r]:
+            top = min(top, (L[r] - 1) // 2)
+    cu = ci + M[p] + cj + M[r]
+    cv = ci + M[p] - cj - M[r] + L[r] + 2 * M[r] - 1
+    U = T.shape[1] - 1
+    # the runs: along axis ra of the rows A + B t, t over axis o
+    P = PY if a == 0 else PX
+    ra = 1 if a == 0 else 0
+    o = 1 if a == 2 else 2
+    total = 0
+    a1, n1, a2, n2 = _span(c[a], q, L[a], wrap[a])
+    for j in range(n1 + n2):
+        t = a1 + j if j < n1 else a2 + j - n1
+        d = _offset(t, c[a], L[a], wrap[a])
+        b = q - abs(d)
+        cnt = 0
+        if b <= top:
+            u0 = max(0, cu - b)
+            u1 = min(U - 1, cu + b) + 1
+            v0 = max(0, cv - b)
+            v1 = min(U - 1, cv + b) + 1
+            if u1 > u0 and v1 > v0:
+                cnt = T[t, u1, v1] - T[t, u0, v1] - T[t, u1, v0] + T[t, u0, v0]
+        elif L[o] == 1:  # one run: the plane is a line
+            cnt = _run(P, t, ci, b, L[ra], wrap[ra])
+        else:
+            A = t
+            B = L[0] if a == 0 else L[1]
+            if a == 2:
+                A = L[1] * t
+                B = 1
+            e1, m1, e2, m2 = _span(cj, b, L[o], wrap[o])
+            for jj in range(m1 + m2):
+                tt = e1 + jj if jj < m1 else e2 + jj - m1
+                cnt += _run(P, A + B * tt, ci, b - abs(_offset(tt, cj, L[o], wrap[o])), L[ra], wrap[ra])
+        if fill:
+            h[mid + d] = cnt
+        total += cnt
+    return total
+
+
+@njit(cache=True)
+def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
+    """W, star and the radius R of the k nearest points of the centre c:
+    the ball of radius q = R - 1 (q moved from the guess given) counted
+    slice by slice (:func:`_slices`), then the shells from R on point by
+    point."""
     L0, L1, L2 = L[0], L[1], L[2]
     w0, w1, w2 = wrap[0], wrap[1], wrap[2]
-    count = 0
-    while q >= 0:
-        count = _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, PX, h1, h2, mid, False)
-        if count < k:
-            break
-        for u in range(max(0, mid - q), min(len(h0), mid + q + 1)):
-            h1[u] = 0
-            h2[u] = 0
-        q -= 1
-        count = 0
+    c0, c1, c2 = c[0], c[1], c[2]
+    # q: the largest radius whose ball holds fewer than k points (the
+    # ball of radius q, counted last, leaves its slices' counts in h2)
+    q = max(q, -1)
+    if _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False) >= k:
+        count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
+        while count >= k:
+            for u in range(max(0, mid - q), min(len(h2), mid + q + 1)):
+                h2[u] = 0
+            q -= 1
+            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
+    else:
+        q += 1
+        while _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False) < k:
+            q += 1
+        count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
     if q >= 0:
-        # the first axis's offsets: runs along the second axis
-        a1, n1, a2, n2 = _span(c2, q, L2, w2)
-        for jz in range(n1 + n2):
-            z = a1 + jz if jz < n1 else a2 + jz - n1
-            dz = _offset(z, c2, L2, w2)
-            b = q - abs(dz)
-            b1, m1, b2, m2 = _span(c0, b, L0, w0)
-            for jx in range(m1 + m2):
-                x = b1 + jx if jx < m1 else b2 + jx - m1
-                dx = _offset(x, c0, L0, w0)
-                h0[mid + dx] += _run(PY, x + L0 * z, c1, b - abs(dx), L1, w1)
+        _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True)
+        _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True)
     r = q + 1
     big = len(rows) + 1
     while count < k:
@@ -323,12 +382,14 @@ def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h
     return w, star, r
 
 
-@njit(cache=True)
-def centre_scores(cen, occ, PX, PY, L, wrap, k, in_order, n):
+@njit(cache=True, nogil=True)
+def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n):
     """W and star of the k nearest points (of the n) around every centre
     (rows of ``cen``, grid coordinates); ``PX``, ``PY``: prefix counts of
     the points along the first axis (rows over the second and third axes)
-    and along the second (rows over the first and third), each row twice."""
+    and along the second (rows over the first and third), each row twice;
+    ``T0``, ``T1``, ``T2``: the :func:`rotated_tables` across each axis
+    with the margins M (an empty table: runs instead)."""
     m = len(cen)
     ws = np.empty(m, dtype=np.int64)
     stars = np.empty(m, dtype=np.int64)
@@ -342,8 +403,8 @@ def centre_scores(cen, occ, PX, PY, L, wrap, k, in_order, n):
     h2 = np.zeros(2 * mid + 1, dtype=np.int64)
     R = 0
     for i in range(m):
-        w, s, R = _score(cen[i, 0], cen[i, 1], cen[i, 2], occ, PX, PY, L, wrap, k, in_order, R - 1, rows, o0, o1,
-                         o2, h0, h1, h2, mid)
+        w, s, R = _score(cen[i], occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, R - 1, rows, o0, o1, o2, h0, h1,
+                         h2, mid)
         ws[i] = w
         stars[i] = s
     return ws, stars
