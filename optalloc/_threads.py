@@ -78,7 +78,7 @@ def run_split(fn, items: int, *, min_items: int, threads: int | None = None) -> 
     def work(i):
         try:
             out[i] = fn(cuts[i], cuts[i + 1])
-        except BaseException as exc:  # re-raised in the caller
+        except Exception as exc:  # noqa: BLE001 -- re-raised in the caller
             errors[i] = exc
 
     helpers = [threading.Thread(target=work, args=(i,), name="optalloc-split", daemon=True) for i in range(1, t)]
