@@ -125,3 +125,11 @@ def test_run_split_cuts_in_order_and_reraises():
 
     with pytest.raises(ValueError, match="piece failed"):
         _threads.run_split(bad, 10, min_items=1, threads=2)
+
+
+@pytest.mark.slow
+def test_the_speed_rows_agree_with_the_oracles():
+    from optalloc.bench.scale._speed import rows
+
+    got = rows(quick=True)
+    assert len(got) >= 16 and all(r.agree for r in got)
