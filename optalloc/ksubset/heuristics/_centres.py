@@ -68,27 +68,36 @@ class Grid:
         free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x)
         self.PX = _prefix(free.reshape(-1, self.L[0]))
         self.PY = _prefix(free.transpose(0, 2, 1).reshape(-1, self.L[1]))  # rows x + L0 z
-        self._tables = None
+        self._tables = {}
 
-    def tables(self):
-        """The margins and the :func:`rotated_tables` across each axis whose
-        plane has two axes longer than 1 (else an empty table), built once."""
-        if self._tables is None:
-            M = np.where(self.wrap, (self.L - 1) // 2, 0).astype(np.int64)
+    def tables(self, k: int):
+        """The margins M and the :func:`rotated_tables` across each axis
+        whose plane has two axes longer than 1 (else an empty table), for
+        k (built once per margins).  M on a ring is the radius a ball of
+        the grid's mean density needs for k points, plus 2, at most
+        ``(L - 1) // 2``; a larger ball counts its wider slices by runs."""
+        sides = [int(s) for s in self.L if s > 1]
+        density = self.n / max(1, int(np.prod(self.L)))
+        r = 0
+        while r < sum(sides) and density * _ball_cells(r, sides) < k:
+            r += 1
+        M = np.where(self.wrap, np.minimum((self.L - 1) // 2, r + 2), 0).astype(np.int64)
+        key = tuple(M.tolist())
+        if key not in self._tables:
             out = []
             for a in range(AXES):
                 if all(self.L[b] > 1 for b in range(AXES) if b != a):
                     out.append(rotated_tables(self.occ, self.L, self.wrap, a, M))
                 else:
                     out.append(np.zeros((0, 1, 1), dtype=np.int32))
-            self._tables = (*out, M)
-        return self._tables
+            self._tables = {key: (*out, M)}
+        return self._tables[key]
 
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
         cen = np.ascontiguousarray(centres, dtype=np.int64)
         if k >= TABLE_K:
-            T0, T1, T2, M = self.tables()
+            T0, T1, T2, M = self.tables(k)
         else:
             T0 = T1 = T2 = np.zeros((0, 1, 1), dtype=np.int32)
             M = np.zeros(AXES, dtype=np.int64)
@@ -107,6 +116,19 @@ class Grid:
         rows, _ = centre_rows(np.asarray(centre, dtype=np.int64), self.occ, self.L, self.wrap, k, self.in_order,
                               self.n)
         return np.sort(rows)
+
+
+def _ball_cells(r: int, sides) -> int:
+    """Cells of the L1 ball of radius r in as many dimensions as ``sides``
+    (unbounded)."""
+    d = len(sides)
+    if d == 0:
+        return 1
+    if d == 1:
+        return 2 * r + 1
+    if d == 2:
+        return 2 * r * r + 2 * r + 1
+    return (2 * r + 1) * (2 * r * r + 2 * r + 3) // 3
 
 
 def _prefix(rows: np.ndarray) -> np.ndarray:

@@ -232,18 +232,26 @@ def rotated_tables(occ, L, wrap, a, M):
     wr = L[r] + 2 * M[r]
     U = wp + wr - 1
     T = np.zeros((L[a], U + 1, U + 1), dtype=np.int32)
-    x = np.zeros(3, dtype=np.int64)
+    step = np.ones(3, dtype=np.int64)  # cell strides per axis
+    step[1] = L[0]
+    step[2] = L[0] * L[1]
+    ip = np.empty(wp, dtype=np.int64)  # cell offsets of the extended in-plane coordinates
+    for ti in range(wp):
+        ip[ti] = ((ti - M[p]) % L[p]) * step[p]
+    jr = np.empty(wr, dtype=np.int64)
+    for tj in range(wr):
+        jr[tj] = ((tj - M[r]) % L[r]) * step[r]
     for s in range(L[a]):
-        x[a] = s
+        base = s * step[a]
         for ti in range(wp):
-            x[p] = (ti - M[p]) % L[p]
             for tj in range(wr):
-                x[r] = (tj - M[r]) % L[r]
-                if occ[x[0] + L[0] * (x[1] + L[1] * x[2])] >= 0:
+                if occ[base + ip[ti] + jr[tj]] >= 0:
                     T[s, ti + tj + 1, ti - tj + wr] = 1
-        for u in range(1, U + 1):
+        for u in range(1, U + 1):  # row sums, then down the columns
+            run = 0
             for v in range(1, U + 1):
-                T[s, u, v] += T[s, u - 1, v] + T[s, u, v - 1] - T[s, u - 1, v - 1]
+                run += T[s, u, v]
+                T[s, u, v] = T[s, u - 1, v] + run
     return T
 
 
@@ -258,7 +266,8 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
     """The points of the ball of radius q around c, counted slice by slice
     across axis a: each slice's L1 diamond is a box of the rotated table T
     (:func:`rotated_tables`) when T is not empty and the diamond wraps
-    onto no cell twice (2 b + 1 <= L on the plane's ring axes), else runs
+    onto no cell twice (b at most the margin M of the plane's ring axes,
+    M <= (L - 1) // 2: 2 b + 1 <= L), else runs
     of the prefix counts (PX along the first axis, for a = 1, 2; PY along
     the second, for a = 0) over the plane's other axis; with ``fill`` each
     slice's count goes to h at its offset (shifted by mid)."""
@@ -266,13 +275,13 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
     r = 1 if a == 2 else 2
     ci = c[p]
     cj = c[r]
-    top = -1  # the largest radius a box counts exactly
+    top = -1  # the largest radius a box counts exactly (M <= (L - 1) // 2 on a ring)
     if T.shape[0] > 0:
         top = q
         if wrap[p]:
-            top = min(top, (L[p] - 1) // 2)
+            top = min(top, M[p])
         if wrap[r]:
-            top = min(top, (L[r] - 1) // 2)
+            top = min(top, M[r])
     cu = ci + M[p] + cj + M[r]
     cv = ci + M[p] - cj - M[r] + L[r] + 2 * M[r] - 1
     U = T.shape[1] - 1
