@@ -14,7 +14,7 @@ for them.
 
 How many threads: :data:`THREADS`, set from the environment variable
 ``OPTALLOC_THREADS`` (a positive integer) at import, else the cores this
-process may run on, at most 2; the results are the same for every value.
+process may run on, at most 8; the results are the same for every value.
 A process that is a worker of a ``multiprocessing`` pool (it has a parent
 process, as the workers of ``certify`` and ``sweep`` do) stays on one
 thread unless ``OPTALLOC_THREADS`` says otherwise, as its pool already
@@ -49,10 +49,10 @@ def _default_threads() -> int:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    return max(1, min(2, cores))
+    return max(1, min(8, cores))
 
 
-#: threads a split loop may use (``OPTALLOC_THREADS``, else the usable cores, at most 2; 1 in a pool worker)
+#: threads a split loop may use (``OPTALLOC_THREADS``, else the usable cores, at most 8; 1 in a pool worker)
 THREADS = _default_threads()
 
 

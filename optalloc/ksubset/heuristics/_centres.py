@@ -51,7 +51,7 @@ __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_
 SPARSE = 16
 AXES = 3
 #: k from which the balls are counted with the rotated tables (below, by runs: the balls are small)
-TABLE_K = 48
+TABLE_K = 96
 #: centres per thread below which the centres are scored in one thread (:func:`optalloc._threads.run_split`)
 SPLIT_MIN = 512
 
@@ -83,17 +83,21 @@ class Grid:
         when no axis has length 1 (else empty tables), for
         k (built once per margins).  M on a ring is the radius a ball of
         the grid's mean density needs for k points, plus 2, at most
-        ``(L - 1) // 2``; a larger ball counts its wider slices by runs."""
+        ``(L - 1) // 2``; a larger ball counts its wider slices by runs,
+        and when r is more than 3 past that on a ring, all of them (no
+        tables)."""
         sides = [int(s) for s in self.L if s > 1]
         density = self.n / max(1, int(np.prod(self.L)))
         r = 0
         while r < sum(sides) and density * _ball_cells(r, sides) < k:
             r += 1
         M = np.where(self.wrap, np.minimum((self.L - 1) // 2, r + 2), 0).astype(np.int64)
-        key = tuple(M.tolist())
+        # a ball much wider than half a ring counts most slices by runs: no tables then
+        wide = bool(np.any(self.wrap & (r > (self.L - 1) // 2 + 3)))
+        key = (*M.tolist(), wide)
         if key not in self._tables:
             out = [np.zeros((0, 1, 1), dtype=np.int32)] * AXES
-            if int(self.L.min()) > 1:  # a planar grid counts by runs (see centre_scores)
+            if int(self.L.min()) > 1 and not wide:  # a planar grid counts by runs (see centre_scores)
                 out = [rotated_tables(self.occ, self.L, self.wrap, a, M) for a in range(AXES)]
             self._tables = {key: (*out, M)}
         return self._tables[key]
