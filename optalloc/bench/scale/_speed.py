@@ -74,7 +74,7 @@ def rows(*, quick: bool = False, progress=None) -> list[BenchRow]:
                     for threads in counts:
                         _threads.THREADS = threads
                         alloc.select(machine, k)  # compiled code loaded
-                        seconds, got = best_time(lambda a=alloc: a.select(machine, k), 7)
+                        seconds, got = best_time(lambda a=alloc, m=machine: a.select(m, k), 7)
                         label = f"{name} ({threads} thread{'s' if threads > 1 else ''})"
                         out.append(BenchRow(label, inst, seconds, "oracle", t_base,
                                             float(got.result.objective) == theirs))
