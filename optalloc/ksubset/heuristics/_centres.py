@@ -21,6 +21,13 @@ points, itself included), which every centre's shells give for free, next
 to the town bound and ``W / guarantee``.  All hold in the metric at hand
 (L1 on a mesh, the wrap distance on a torus): ``2 W(S) = sum_{s in S}
 sum_{t in S} d(s, t)`` and each inner sum is at least the star of s.
+
+Swap descent keeps, per axis, ``g[a][v]`` = sum of the axis distances
+from coordinate v to the chosen set, so s(p) = sum_a g[a][p_a] costs d
+reads; swapping chosen i for unchosen j changes W by s(j) - s(i) - d(i, j),
+and ``s(j) - max_i s(i) - far(j)`` (far(j): the largest axis distances
+from j to the chosen set, summed) bounds that from below, which leaves
+few j to score against every chosen i.
 """
 
 from __future__ import annotations
@@ -30,9 +37,11 @@ import time
 import numpy as np
 
 from ..._gridweight import grid_weight
+from ..._jit import njit
 from ..._subset import metric_subset_result
+from ..._threads import run_split
 from ..bounds._lattice import TOWN_2D, TOWN_3D
-from ._grid import centre_rows, centre_scores, grid_descent
+from ._grid import centre_rows, centre_scores, rotated_tables
 
 __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_mm", "grid_swap", "lattice_grid",
            "mm_inc_torus_grid", "mm_torus_grid", "neighbour_of_stars", "town_of_grid"]
@@ -41,6 +50,10 @@ __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_
 #: on meshes of at most 4,096 cells it always is)
 SPARSE = 16
 AXES = 3
+#: k from which the balls are counted with the rotated tables (below, by runs: the balls are small)
+TABLE_K = 96
+#: centres per thread below which the centres are scored in one thread (:func:`optalloc._threads.run_split`)
+SPLIT_MIN = 512
 
 
 class Grid:
@@ -63,17 +76,68 @@ class Grid:
         free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x)
         self.PX = _prefix(free.reshape(-1, self.L[0]))
         self.PY = _prefix(free.transpose(0, 2, 1).reshape(-1, self.L[1]))  # rows x + L0 z
+        self._tables = {}
+
+    def tables(self, k: int):
+        """The margins M and the :func:`rotated_tables` across each axis
+        when no axis has length 1 (else empty tables), for
+        k (built once per margins).  M on a ring is the radius a ball of
+        the grid's mean density needs for k points, plus 2, at most
+        ``(L - 1) // 2``; a larger ball counts its wider slices by runs,
+        and when r is more than 3 past that on a ring, all of them (no
+        tables)."""
+        sides = [int(s) for s in self.L if s > 1]
+        density = self.n / max(1, int(np.prod(self.L)))
+        r = 0
+        while r < sum(sides) and density * _ball_cells(r, sides) < k:
+            r += 1
+        M = np.where(self.wrap, np.minimum((self.L - 1) // 2, r + 2), 0).astype(np.int64)
+        # a ball much wider than half a ring counts most slices by runs: no tables then
+        wide = bool(np.any(self.wrap & (r > (self.L - 1) // 2 + 3)))
+        key = (*M.tolist(), wide)
+        if key not in self._tables:
+            out = [np.zeros((0, 1, 1), dtype=np.int32)] * AXES
+            if int(self.L.min()) > 1 and not wide:  # a planar grid counts by runs (see centre_scores)
+                out = [rotated_tables(self.occ, self.L, self.wrap, a, M) for a in range(AXES)]
+            self._tables = {key: (*out, M)}
+        return self._tables[key]
 
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
-        return centre_scores(np.ascontiguousarray(centres, dtype=np.int64), self.occ, self.PX, self.PY, self.L,
-                             self.wrap, k, self.in_order, self.n)
+        cen = np.ascontiguousarray(centres, dtype=np.int64)
+        if k >= TABLE_K:
+            T0, T1, T2, M = self.tables(k)
+        else:
+            T0 = T1 = T2 = np.zeros((0, 1, 1), dtype=np.int32)
+            M = np.zeros(AXES, dtype=np.int64)
+
+        def piece(lo, hi):
+            return centre_scores(cen[lo:hi], self.occ, self.PX, self.PY, T0, T1, T2, M, self.L, self.wrap, k,
+                                 self.in_order, self.n)
+
+        parts = run_split(piece, len(cen), min_items=SPLIT_MIN)
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def nearest(self, centre, k: int) -> np.ndarray:
         """The rows of the k nearest points of a centre (cell), sorted."""
         rows, _ = centre_rows(np.asarray(centre, dtype=np.int64), self.occ, self.L, self.wrap, k, self.in_order,
                               self.n)
         return np.sort(rows)
+
+
+def _ball_cells(r: int, sides) -> int:
+    """Cells of the L1 ball of radius r in as many dimensions as ``sides``
+    (unbounded)."""
+    d = len(sides)
+    if d == 0:
+        return 1
+    if d == 1:
+        return 2 * r + 1
+    if d == 2:
+        return 2 * r * r + 2 * r + 1
+    return (2 * r + 1) * (2 * r * r + 2 * r + 3) // 3
 
 
 def _prefix(rows: np.ndarray) -> np.ndarray:
@@ -251,3 +315,174 @@ def mm_inc_torus_grid(D, k, *, ids, coords, axes):
 
 #: the torus methods that run on coordinates alone: name -> function over (D, k, ids=, coords=, axes=)
 GRID_TORUS_METHODS = {"gen-alg": gen_alg_torus, "mm": mm_torus_grid, "mm-inc": mm_inc_torus_grid}
+
+
+@njit(cache=True)
+def _axis_dist(u, v, L, wrap):
+    t = abs(u - v)
+    if wrap and 2 * t > L:
+        t = L - t
+    return t
+
+
+@njit(cache=True)
+def _axis_tables(h, L, wrap):
+    """g[v]: the sum of axis distances from coordinate v to the chosen
+    points, whose coordinates are counted in h."""
+    g = np.zeros(L, dtype=np.int64)
+    if wrap:
+        for u in range(L):
+            if h[u] == 0:
+                continue
+            for v in range(L):
+                g[v] += h[u] * _axis_dist(u, v, L, wrap)
+        return g
+    left = 0  # chosen points below v, and the sum of their coordinates
+    sleft = 0
+    tot = 0
+    stot = 0
+    for u in range(L):
+        tot += h[u]
+        stot += h[u] * u
+    for v in range(L):
+        g[v] = v * left - sleft + (stot - sleft - v * h[v]) - v * (tot - left - h[v])
+        left += h[v]
+        sleft += h[v] * v
+    return g
+
+
+@njit(cache=True)
+def _extent(h, L):
+    """The least and largest coordinate counted in h."""
+    lo = 0
+    while lo < L - 1 and h[lo] == 0:
+        lo += 1
+    hi = L - 1
+    while hi > 0 and h[hi] == 0:
+        hi -= 1
+    return lo, hi
+
+
+@njit(cache=True)
+def _far(v, lo, hi, L, wrap):
+    """At least the largest axis distance from v to a chosen coordinate."""
+    if wrap:
+        return L // 2
+    return max(v - lo, hi - v)
+
+
+@njit(cache=True)
+def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
+    """Best-improvement swaps from the chosen points (``inside``, changed
+    in place) to a local minimum: each step takes the pair of least
+    ``delta = s(j) - s(i) - d(i, j)``, the lowest chosen row i and then
+    the lowest unchosen row j on ties, while delta < -tol, with
+    ``tol = 1e-9 * max(1, max_p s(p))`` over every point, at each step or
+    (``tol_once``) at the first.  ``max_swaps`` < 0: no limit.  Returns the
+    number of swaps."""
+    n = len(co)
+    d = co.shape[1]
+    width = max(L[0], L[1], L[2])
+    hist = np.zeros((d, width), dtype=np.int64)
+    g = np.zeros((d, width), dtype=np.int64)
+    lo = np.zeros(d, dtype=np.int64)
+    hi = np.zeros(d, dtype=np.int64)
+    k = 0
+    for p in range(n):
+        if inside[p]:
+            k += 1
+            for a in range(d):
+                hist[a, co[p, a]] += 1
+    for a in range(d):
+        g[a, : L[a]] = _axis_tables(hist[a], L[a], wrap[a])
+        lo[a], hi[a] = _extent(hist[a], L[a])
+    cin = np.empty(k, dtype=np.int64)
+    sin = np.empty(k, dtype=np.int64)
+    lb = np.empty(n, dtype=np.int64)
+    swaps = 0
+    tol = -1.0
+    while max_swaps < 0 or swaps < max_swaps:
+        if k == n or k == 0:
+            break
+        t = 0
+        for p in range(n):
+            if inside[p]:
+                s = 0
+                for a in range(d):
+                    s += g[a, co[p, a]]
+                cin[t] = p
+                sin[t] = s
+                t += 1
+        # the chosen by s descending (rows ascending on ties): the pair
+        # search for one j stops once s(i) + far(j) falls below its best
+        order = np.argsort(-sin, kind="mergesort")
+        cin = cin[order]
+        sin = sin[order]
+        smax = sin[0]
+        # lower bounds of the unchosen; the one of least bound is scored first
+        sall = smax
+        jbest = -1
+        for p in range(n):
+            s = 0
+            far = 0
+            for a in range(d):
+                v = co[p, a]
+                s += g[a, v]
+                far += _far(v, lo[a], hi[a], L[a], wrap[a])
+            sall = max(sall, s)
+            if inside[p]:
+                continue
+            lb[p] = s - smax - far
+            if jbest < 0 or lb[p] < lb[jbest]:
+                jbest = p
+        if tol < 0 or not tol_once:
+            tol = 1e-9 * max(1.0, float(sall))
+        best = 0
+        bi = -1
+        bj = -1
+        for phase in range(2):
+            for p in range(n):
+                if inside[p]:
+                    continue
+                if phase == 0:
+                    if p != jbest:
+                        continue
+                elif p == jbest or lb[p] > best:
+                    continue
+                sj = 0
+                far = 0
+                for a in range(d):
+                    sj += g[a, co[p, a]]
+                    far += _far(co[p, a], lo[a], hi[a], L[a], wrap[a])
+                top = -1  # the largest s(i) + d(i, j), and the lowest row i reaching it
+                ti = -1
+                for q in range(k):
+                    if sin[q] + far < top:
+                        break
+                    i = cin[q]
+                    dij = 0
+                    for a in range(d):
+                        dij += _axis_dist(co[i, a], co[p, a], L[a], wrap[a])
+                    val = sin[q] + dij
+                    if val > top or (val == top and i < ti):
+                        top = val
+                        ti = i
+                delta = sj - top
+                if bi < 0 or delta < best or (delta == best and (ti < bi or (ti == bi and p < bj))):
+                    best = delta
+                    bi = ti
+                    bj = p
+        if best >= -tol:
+            break
+        inside[bi] = False
+        inside[bj] = True
+        for a in range(d):
+            u = co[bi, a]
+            v = co[bj, a]
+            hist[a, u] -= 1
+            hist[a, v] += 1
+            for x in range(L[a]):
+                g[a, x] += _axis_dist(x, v, L[a], wrap[a]) - _axis_dist(x, u, L[a], wrap[a])
+            lo[a], hi[a] = _extent(hist[a], L[a])
+        swaps += 1
+    return swaps

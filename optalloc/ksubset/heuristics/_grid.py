@@ -14,12 +14,7 @@ the set is a sum over axes computed from per-axis histograms of the
 offsets from the centre: ``sum over gaps of left * right`` on a line,
 less ``2 delta - L`` for every pair more than L/2 apart on a ring.
 
-Swap descent keeps, per axis, ``g[a][v]`` = sum of the axis distances
-from coordinate v to the chosen set, so s(p) = sum_a g[a][p_a] costs d
-reads; swapping chosen i for unchosen j changes W by s(j) - s(i) - d(i, j),
-and ``s(j) - max_i s(i) - far(j)`` (far(j): the largest axis distances
-from j to the chosen set, summed) bounds that from below, which leaves
-few j to score against every chosen i.
+The swap descent of MM+Inc (``grid_descent``) is in :mod:`._centres`.
 """
 
 from __future__ import annotations
@@ -28,7 +23,7 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["centre_rows", "centre_scores", "grid_descent"]
+__all__ = ["centre_rows", "centre_scores", "rotated_tables"]
 
 
 @njit(cache=True)
@@ -219,6 +214,43 @@ def _run(P, row, c, b, L, wrap):
 
 
 @njit(cache=True)
+def rotated_tables(occ, L, wrap, a, M):
+    """The rotated prefix tables of the planes across axis a (one per
+    coordinate of a), shape (L[a], U + 1, V + 1): the in-plane grid (axes
+    p < r), a ring axis extended by M on either side (copies of the ring),
+    its cell (i, j) at ``u = i + j``, ``v = i - j + width_r - 1`` (i, j
+    counted from the extended corner), prefix-summed over u and v.  An L1
+    diamond in the plane is then a box: |du| <= b and |dv| <= b."""
+    p = 1 if a == 0 else 0
+    r = 1 if a == 2 else 2
+    wp = L[p] + 2 * M[p]
+    wr = L[r] + 2 * M[r]
+    U = wp + wr - 1
+    T = np.zeros((L[a], U + 1, U + 1), dtype=np.int32)
+    step = np.ones(3, dtype=np.int64)  # cell strides per axis
+    step[1] = L[0]
+    step[2] = L[0] * L[1]
+    ip = np.empty(wp, dtype=np.int64)  # cell offsets of the extended in-plane coordinates
+    for ti in range(wp):
+        ip[ti] = ((ti - M[p]) % L[p]) * step[p]
+    jr = np.empty(wr, dtype=np.int64)
+    for tj in range(wr):
+        jr[tj] = ((tj - M[r]) % L[r]) * step[r]
+    for s in range(L[a]):
+        base = s * step[a]
+        for ti in range(wp):
+            for tj in range(wr):
+                if occ[base + ip[ti] + jr[tj]] >= 0:
+                    T[s, ti + tj + 1, ti - tj + wr] = 1
+        for u in range(1, U + 1):  # row sums, then down the columns
+            run = 0
+            for v in range(1, U + 1):
+                run += T[s, u, v]
+                T[s, u, v] = T[s, u - 1, v] + run
+    return T
+
+
+@njit(cache=True)
 def _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, P, hu, hv, mid, count_only):
     """The points of the ball of radius q around (c0, c1, c2) counted by
     runs along the first axis (prefix counts P, rows over (second, third
@@ -252,34 +284,119 @@ def _reach(L, wrap):
 
 
 @njit(cache=True)
-def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
-    """W, star and the radius R of the k nearest points of the centre:
-    the ball of radius q < R (q lowered until it holds fewer than k points)
-    by runs, then the shells from q + 1 on point by point."""
+def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
+    """The points of the ball of radius q around c, counted slice by slice
+    across axis a: each slice's L1 diamond is a box of the rotated table T
+    (:func:`rotated_tables`) when T is not empty and the diamond wraps
+    onto no cell twice (b at most the margin M of the plane's ring axes,
+    M <= (L - 1) // 2: 2 b + 1 <= L), else runs
+    of the prefix counts (PX along the first axis, for a = 1, 2; PY along
+    the second, for a = 0) over the plane's other axis; with ``fill`` each
+    slice's count goes to h at its offset (shifted by mid)."""
+    p = 1 if a == 0 else 0
+    r = 1 if a == 2 else 2
+    ci = c[p]
+    cj = c[r]
+    top = -1  # the largest radius a box counts exactly (M <= (L - 1) // 2 on a ring)
+    if T.shape[0] > 0:
+        top = q
+        if wrap[p]:
+            top = min(top, M[p])
+        if wrap[r]:
+            top = min(top, M[r])
+    cu = ci + M[p] + cj + M[r]
+    cv = ci + M[p] - cj - M[r] + L[r] + 2 * M[r] - 1
+    U = T.shape[1] - 1
+    # the runs: along axis ra of the rows A + B t, t over axis o
+    P = PY if a == 0 else PX
+    ra = 1 if a == 0 else 0
+    o = 1 if a == 2 else 2
+    total = 0
+    a1, n1, a2, n2 = _span(c[a], q, L[a], wrap[a])
+    for j in range(n1 + n2):
+        t = a1 + j if j < n1 else a2 + j - n1
+        d = _offset(t, c[a], L[a], wrap[a])
+        b = q - abs(d)
+        cnt = 0
+        if b <= top:
+            u0 = max(0, cu - b)
+            u1 = min(U - 1, cu + b) + 1
+            v0 = max(0, cv - b)
+            v1 = min(U - 1, cv + b) + 1
+            if u1 > u0 and v1 > v0:
+                cnt = T[t, u1, v1] - T[t, u0, v1] - T[t, u1, v0] + T[t, u0, v0]
+        elif L[o] == 1:  # one run: the plane is a line
+            cnt = _run(P, t, ci, b, L[ra], wrap[ra])
+        else:
+            A = t
+            B = L[0] if a == 0 else L[1]
+            if a == 2:
+                A = L[1] * t
+                B = 1
+            e1, m1, e2, m2 = _span(cj, b, L[o], wrap[o])
+            for jj in range(m1 + m2):
+                tt = e1 + jj if jj < m1 else e2 + jj - m1
+                cnt += _run(P, A + B * tt, ci, b - abs(_offset(tt, cj, L[o], wrap[o])), L[ra], wrap[ra])
+        if fill:
+            h[mid + d] = cnt
+        total += cnt
+    return total
+
+
+@njit(cache=True)
+def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
+    """W, star and the radius R of the k nearest points of the centre c:
+    a ball of radius q < R counted, then the shells from q + 1 on point by
+    point.  With the rotated tables across the first two axes, q = R - 1
+    (moved from the guess given) and the ball is counted slice by slice
+    (:func:`_slices`); without them (a planar grid, or small k) by runs
+    along the first axis (:func:`_runs`), q lowered from the guess until
+    the ball holds fewer than k points."""
     L0, L1, L2 = L[0], L[1], L[2]
     w0, w1, w2 = wrap[0], wrap[1], wrap[2]
-    count = 0
-    while q >= 0:
-        count = _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, PX, h1, h2, mid, False)
-        if count < k:
-            break
-        for u in range(max(0, mid - q), min(len(h0), mid + q + 1)):
-            h1[u] = 0
-            h2[u] = 0
-        q -= 1
+    c0, c1, c2 = c[0], c[1], c[2]
+    if T0.shape[0] == 0 and T1.shape[0] == 0:  # no plane across the first two axes: one pass of runs
         count = 0
-    if q >= 0:
-        # the first axis's offsets: runs along the second axis
-        a1, n1, a2, n2 = _span(c2, q, L2, w2)
-        for jz in range(n1 + n2):
-            z = a1 + jz if jz < n1 else a2 + jz - n1
-            dz = _offset(z, c2, L2, w2)
-            b = q - abs(dz)
-            b1, m1, b2, m2 = _span(c0, b, L0, w0)
-            for jx in range(m1 + m2):
-                x = b1 + jx if jx < m1 else b2 + jx - m1
-                dx = _offset(x, c0, L0, w0)
-                h0[mid + dx] += _run(PY, x + L0 * z, c1, b - abs(dx), L1, w1)
+        while q >= 0:
+            count = _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, PX, h1, h2, mid, False)
+            if count < k:
+                break
+            for u in range(max(0, mid - q), min(len(h0), mid + q + 1)):
+                h1[u] = 0
+                h2[u] = 0
+            q -= 1
+            count = 0
+        if q >= 0:
+            # the first axis's offsets: runs along the second axis
+            a1, n1, a2, n2 = _span(c2, q, L2, w2)
+            for jz in range(n1 + n2):
+                z = a1 + jz if jz < n1 else a2 + jz - n1
+                dz = _offset(z, c2, L2, w2)
+                b = q - abs(dz)
+                b1, m1, b2, m2 = _span(c0, b, L0, w0)
+                for jx in range(m1 + m2):
+                    x = b1 + jx if jx < m1 else b2 + jx - m1
+                    dx = _offset(x, c0, L0, w0)
+                    h0[mid + dx] += _run(PY, x + L0 * z, c1, b - abs(dx), L1, w1)
+    else:
+        # q: the largest radius whose ball holds fewer than k points (the
+        # ball of radius q, counted last, leaves its slices' counts in h2)
+        q = max(q, -1)
+        if _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False) >= k:
+            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
+            while count >= k:
+                for u in range(max(0, mid - q), min(len(h2), mid + q + 1)):
+                    h2[u] = 0
+                q -= 1
+                count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
+        else:
+            q += 1
+            while _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False) < k:
+                q += 1
+            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
+        if q >= 0:
+            _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True)
+            _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True)
     r = q + 1
     big = len(rows) + 1
     while count < k:
@@ -323,12 +440,14 @@ def _score(c0, c1, c2, occ, PX, PY, L, wrap, k, in_order, q, rows, o0, o1, o2, h
     return w, star, r
 
 
-@njit(cache=True)
-def centre_scores(cen, occ, PX, PY, L, wrap, k, in_order, n):
+@njit(cache=True, nogil=True)
+def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n):
     """W and star of the k nearest points (of the n) around every centre
     (rows of ``cen``, grid coordinates); ``PX``, ``PY``: prefix counts of
     the points along the first axis (rows over the second and third axes)
-    and along the second (rows over the first and third), each row twice."""
+    and along the second (rows over the first and third), each row twice;
+    ``T0``, ``T1``, ``T2``: the :func:`rotated_tables` across each axis
+    with the margins M (empty tables: runs instead, see :func:`_score`)."""
     m = len(cen)
     ws = np.empty(m, dtype=np.int64)
     stars = np.empty(m, dtype=np.int64)
@@ -342,8 +461,8 @@ def centre_scores(cen, occ, PX, PY, L, wrap, k, in_order, n):
     h2 = np.zeros(2 * mid + 1, dtype=np.int64)
     R = 0
     for i in range(m):
-        w, s, R = _score(cen[i, 0], cen[i, 1], cen[i, 2], occ, PX, PY, L, wrap, k, in_order, R - 1, rows, o0, o1,
-                         o2, h0, h1, h2, mid)
+        w, s, R = _score(cen[i], occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, R - 1, rows, o0, o1, o2, h0, h1,
+                         h2, mid)
         ws[i] = w
         stars[i] = s
     return ws, stars
@@ -364,174 +483,3 @@ def centre_rows(c, occ, L, wrap, k, in_order, n):
     h2 = np.zeros(2 * mid + 1, dtype=np.int64)
     w, _ = _ball(c[0], c[1], c[2], occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, h2, mid, True)
     return sel, w
-
-
-@njit(cache=True)
-def _axis_dist(u, v, L, wrap):
-    t = abs(u - v)
-    if wrap and 2 * t > L:
-        t = L - t
-    return t
-
-
-@njit(cache=True)
-def _axis_tables(h, L, wrap):
-    """g[v]: the sum of axis distances from coordinate v to the chosen
-    points, whose coordinates are counted in h."""
-    g = np.zeros(L, dtype=np.int64)
-    if wrap:
-        for u in range(L):
-            if h[u] == 0:
-                continue
-            for v in range(L):
-                g[v] += h[u] * _axis_dist(u, v, L, wrap)
-        return g
-    left = 0  # chosen points below v, and the sum of their coordinates
-    sleft = 0
-    tot = 0
-    stot = 0
-    for u in range(L):
-        tot += h[u]
-        stot += h[u] * u
-    for v in range(L):
-        g[v] = v * left - sleft + (stot - sleft - v * h[v]) - v * (tot - left - h[v])
-        left += h[v]
-        sleft += h[v] * v
-    return g
-
-
-@njit(cache=True)
-def _extent(h, L):
-    """The least and largest coordinate counted in h."""
-    lo = 0
-    while lo < L - 1 and h[lo] == 0:
-        lo += 1
-    hi = L - 1
-    while hi > 0 and h[hi] == 0:
-        hi -= 1
-    return lo, hi
-
-
-@njit(cache=True)
-def _far(v, lo, hi, L, wrap):
-    """At least the largest axis distance from v to a chosen coordinate."""
-    if wrap:
-        return L // 2
-    return max(v - lo, hi - v)
-
-
-@njit(cache=True)
-def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
-    """Best-improvement swaps from the chosen points (``inside``, changed
-    in place) to a local minimum: each step takes the pair of least
-    ``delta = s(j) - s(i) - d(i, j)``, the lowest chosen row i and then
-    the lowest unchosen row j on ties, while delta < -tol, with
-    ``tol = 1e-9 * max(1, max_p s(p))`` over every point, at each step or
-    (``tol_once``) at the first.  ``max_swaps`` < 0: no limit.  Returns the
-    number of swaps."""
-    n = len(co)
-    d = co.shape[1]
-    width = max(L[0], L[1], L[2])
-    hist = np.zeros((d, width), dtype=np.int64)
-    g = np.zeros((d, width), dtype=np.int64)
-    lo = np.zeros(d, dtype=np.int64)
-    hi = np.zeros(d, dtype=np.int64)
-    k = 0
-    for p in range(n):
-        if inside[p]:
-            k += 1
-            for a in range(d):
-                hist[a, co[p, a]] += 1
-    for a in range(d):
-        g[a, : L[a]] = _axis_tables(hist[a], L[a], wrap[a])
-        lo[a], hi[a] = _extent(hist[a], L[a])
-    cin = np.empty(k, dtype=np.int64)
-    sin = np.empty(k, dtype=np.int64)
-    lb = np.empty(n, dtype=np.int64)
-    swaps = 0
-    tol = -1.0
-    while max_swaps < 0 or swaps < max_swaps:
-        if k == n or k == 0:
-            break
-        t = 0
-        for p in range(n):
-            if inside[p]:
-                s = 0
-                for a in range(d):
-                    s += g[a, co[p, a]]
-                cin[t] = p
-                sin[t] = s
-                t += 1
-        # the chosen by s descending (rows ascending on ties): the pair
-        # search for one j stops once s(i) + far(j) falls below its best
-        order = np.argsort(-sin, kind="mergesort")
-        cin = cin[order]
-        sin = sin[order]
-        smax = sin[0]
-        # lower bounds of the unchosen; the one of least bound is scored first
-        sall = smax
-        jbest = -1
-        for p in range(n):
-            s = 0
-            far = 0
-            for a in range(d):
-                v = co[p, a]
-                s += g[a, v]
-                far += _far(v, lo[a], hi[a], L[a], wrap[a])
-            sall = max(sall, s)
-            if inside[p]:
-                continue
-            lb[p] = s - smax - far
-            if jbest < 0 or lb[p] < lb[jbest]:
-                jbest = p
-        if tol < 0 or not tol_once:
-            tol = 1e-9 * max(1.0, float(sall))
-        best = 0
-        bi = -1
-        bj = -1
-        for phase in range(2):
-            for p in range(n):
-                if inside[p]:
-                    continue
-                if phase == 0:
-                    if p != jbest:
-                        continue
-                elif p == jbest or lb[p] > best:
-                    continue
-                sj = 0
-                far = 0
-                for a in range(d):
-                    sj += g[a, co[p, a]]
-                    far += _far(co[p, a], lo[a], hi[a], L[a], wrap[a])
-                top = -1  # the largest s(i) + d(i, j), and the lowest row i reaching it
-                ti = -1
-                for q in range(k):
-                    if sin[q] + far < top:
-                        break
-                    i = cin[q]
-                    dij = 0
-                    for a in range(d):
-                        dij += _axis_dist(co[i, a], co[p, a], L[a], wrap[a])
-                    val = sin[q] + dij
-                    if val > top or (val == top and i < ti):
-                        top = val
-                        ti = i
-                delta = sj - top
-                if bi < 0 or delta < best or (delta == best and (ti < bi or (ti == bi and p < bj))):
-                    best = delta
-                    bi = ti
-                    bj = p
-        if best >= -tol:
-            break
-        inside[bi] = False
-        inside[bj] = True
-        for a in range(d):
-            u = co[bi, a]
-            v = co[bj, a]
-            hist[a, u] -= 1
-            hist[a, v] += 1
-            for x in range(L[a]):
-                g[a, x] += _axis_dist(x, v, L[a], wrap[a]) - _axis_dist(x, u, L[a], wrap[a])
-            lo[a], hi[a] = _extent(hist[a], L[a])
-        swaps += 1
-    return swaps

@@ -243,7 +243,7 @@ def _wraps(shape, ring, c, lo, hi):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start, groups,
                   first, R, sections, which):
     """W (the sum of torus L1 distances over pairs) of each centre's set

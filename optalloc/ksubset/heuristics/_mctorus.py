@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from ..._subset import metric_subset_result
+from ..._threads import run_split
 from ._mcgrid import prefix_table
 from ._mcshell import ball_counts, cross_sections, shell_offsets, torus_set, torus_weights
 from ._median import gen_alg_guarantee
@@ -27,6 +28,8 @@ __all__ = ["SMALL", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"
 #: (its O(n^2) cost is then a fraction of a millisecond); beyond, the
 #: near-linear bounds described in :func:`grid_result`
 SMALL = 512
+#: centres per thread below which the sets' W are summed in one thread (:func:`optalloc._threads.run_split`)
+SPLIT_MIN = 512
 
 
 def _node_strides(shape) -> np.ndarray:
@@ -85,8 +88,12 @@ def grid_mc1x1(free_grid: np.ndarray, ring, k: int):
     offs, start, groups, first = shell_offsets(R, d)
     delta = offs @ pst
     sections, which = _sections(ids, last, shape, ring, pad)
-    W = torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start,
-                      groups, first, R, sections, which)
+
+    def piece(lo, hi):
+        return torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells[lo:hi], last[lo:hi], inner[lo:hi], k,
+                             offs, delta, start, groups, first, R, sections, which[lo:hi])
+
+    W = np.concatenate(run_split(piece, len(cells), min_items=SPLIT_MIN))
     c = int(np.argmin(W))  # the first least W in node-id order
     chosen = np.sort(torus_set(idpad, freepad, pst, pad, shape, ring, cells[c], int(last[c]), int(k - inner[c]), k,
                                offs, delta, start, groups, first))

@@ -1,0 +1,93 @@
+"""Loops over many independent items shared out among threads.
+
+Some compiled kernels (numba, ``nogil=True``) score a long list of items
+one by one, each on its own: the centres of Gen-Alg, MM and MM+Inc on a
+grid, the centres of MC1x1 on a torus.  :func:`run_split` cuts such a list
+into one contiguous piece per thread, runs the kernel on each piece in its
+own thread (the kernel releases the GIL, so the pieces run at once on as
+many cores) and returns the pieces' results in order; the caller joins
+them.  Every piece allocates its own scratch space inside the kernel, so
+the threads share nothing they write.  The threads are created per call
+(no pool outlives it: nothing to go wrong across ``fork()`` or between
+callers on several threads), and only when the list is long enough to pay
+for them.
+
+How many threads: :data:`THREADS`, set from the environment variable
+``OPTALLOC_THREADS`` (a positive integer) at import, else the cores this
+process may run on, at most 8; the results are the same for every value.
+A process that is a worker of a ``multiprocessing`` pool (it has a parent
+process, as the workers of ``certify`` and ``sweep`` do) stays on one
+thread unless ``OPTALLOC_THREADS`` says otherwise, as its pool already
+shares the cores out.  Set ``optalloc._threads.THREADS = 1`` (or the
+environment variable to 1) to turn the threads off.
+
+>>> import numpy as np
+>>> parts = run_split(lambda lo, hi: np.arange(lo, hi) ** 2, 10, min_items=1, threads=3)
+>>> np.concatenate(parts).tolist()
+[0, 1, 4, 9, 16, 25, 36, 49, 64, 81]
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+
+__all__ = ["THREADS", "run_split", "thread_count"]
+
+
+def _default_threads() -> int:
+    text = os.environ.get("OPTALLOC_THREADS", "").strip()
+    if text:
+        try:
+            return max(1, int(text))
+        except ValueError:
+            return 1
+    if multiprocessing.parent_process() is not None:
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(8, cores))
+
+
+#: threads a split loop may use (``OPTALLOC_THREADS``, else the usable cores, at most 8; 1 in a pool worker)
+THREADS = _default_threads()
+
+
+def thread_count(items: int, min_items: int, threads: int | None = None) -> int:
+    """The threads to use for ``items`` items: :data:`THREADS` (or
+    ``threads``), fewer so that each gets at least ``min_items``, at least 1."""
+    want = THREADS if threads is None else max(1, int(threads))
+    return max(1, min(want, items // max(1, min_items)))
+
+
+def run_split(fn, items: int, *, min_items: int, threads: int | None = None) -> list:
+    """``[fn(lo, hi) for each piece]``: items ``0 .. items - 1`` cut into
+    :func:`thread_count` contiguous pieces, each run in its own thread
+    (the first in the calling thread); an exception of a piece is raised
+    here once every piece has ended."""
+    t = thread_count(items, min_items, threads)
+    cuts = [items * i // t for i in range(t + 1)]
+    if t == 1:
+        return [fn(0, items)]
+    out: list = [None] * t
+    errors: list = [None] * t
+
+    def work(i):
+        try:
+            out[i] = fn(cuts[i], cuts[i + 1])
+        except Exception as exc:  # noqa: BLE001 -- re-raised in the caller
+            errors[i] = exc
+
+    helpers = [threading.Thread(target=work, args=(i,), name="optalloc-split", daemon=True) for i in range(1, t)]
+    for th in helpers:
+        th.start()
+    work(0)
+    for th in helpers:
+        th.join()
+    for exc in errors:
+        if exc is not None:
+            raise exc
+    return out

@@ -1,0 +1,135 @@
+"""The centre loops of the grid heuristics on several threads and the
+balls counted with rotated prefix tables, against the oracles.
+
+The oracles are the straightforward versions kept in
+:mod:`optalloc.bench.scale` (dense Gen-Alg, MM, MM+Inc; MC1x1 on a torus
+over the distance matrix).  Every path is forced on small inputs: two
+and three threads with pieces of a single centre, the rotated tables
+from k = 1; and on states of medium size (radii past half a ring, where
+a diamond would wrap onto itself and the runs take over).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from optalloc import _threads
+from optalloc.bench.scale._centres import gen_alg_dense, mm_dense, mm_inc_dense, torus_dense
+from optalloc.bench.scale._mc import baseline_machine
+from optalloc.ksubset import gen_alg, mm, mm_inc, solve
+from optalloc.ksubset.heuristics import _centres, _mctorus
+from optalloc.machine import Machine
+
+
+@pytest.fixture
+def forced(monkeypatch):
+    """Every split and every table path taken, whatever the size."""
+    monkeypatch.setattr(_threads, "THREADS", 3)
+    monkeypatch.setattr(_centres, "SPLIT_MIN", 1)
+    monkeypatch.setattr(_centres, "TABLE_K", 1)
+    monkeypatch.setattr(_mctorus, "SPLIT_MIN", 1)
+
+
+def _state(rng, top):
+    d = int(rng.integers(2, 4))
+    shape = tuple(int(s) for s in rng.integers(2, top[d] + 1, size=d))
+    torus = tuple(bool(t) for t in rng.integers(0, 2, size=d))
+    m = Machine(shape, torus=torus)
+    busy = rng.random(m.n) < rng.uniform(0.0, 0.9)
+    busy[int(rng.integers(m.n))] = False
+    if busy.any():
+        m.allocate(np.flatnonzero(busy))
+    k = int(rng.integers(1, m.n_free + 1)) if rng.random() < 0.5 else int(rng.integers(1, min(m.n_free, 40) + 1))
+    return m, k
+
+
+def _same(m, k):
+    if any(m.torus):
+        for method in ("gen-alg", "mm", "mm-inc"):
+            ours, dense = solve(m, k, method=method), torus_dense(m, k, method)
+            assert ours.indices.tolist() == dense.indices.tolist(), (method, m.shape, m.torus, k)
+            assert ours.objective == dense.objective and ours.extra == dense.extra
+    else:
+        pts = np.asarray(m.free_points(), dtype=float)
+        for ours, dense in ((gen_alg(pts, k), gen_alg_dense(pts, k)), (mm(pts, k), mm_dense(pts, k)),
+                            (mm_inc(pts, k), mm_inc_dense(pts, k))):
+            assert ours.indices.tolist() == dense.indices.tolist(), (ours.method, m.shape, k)
+            assert ours.objective == dense.objective and ours.extra == dense.extra
+
+
+def test_centres_split_and_tables_forced_on_small_states(forced):
+    rng = np.random.default_rng(11)
+    for _ in range(80):
+        _same(*_state(rng, {2: 9, 3: 5}))
+
+
+def test_centres_split_and_tables_forced_on_medium_states(forced):
+    rng = np.random.default_rng(12)
+    for _ in range(25):
+        _same(*_state(rng, {2: 24, 3: 10}))
+
+
+def test_centres_with_the_default_settings_on_medium_states():
+    rng = np.random.default_rng(13)
+    for _ in range(5):
+        _same(*_state(rng, {2: 24, 3: 10}))
+
+
+@pytest.mark.slow
+def test_centres_split_and_tables_on_thousands_of_states(forced):
+    rng = np.random.default_rng(14)
+    for _ in range(2000):
+        _same(*_state(rng, {2: 20, 3: 9}))
+
+
+def test_mc1x1_torus_split_forced(forced):
+    rng = np.random.default_rng(15)
+    for _ in range(25):
+        m, k = _state(rng, {2: 12, 3: 6})
+        if not any(m.torus):
+            continue
+        ours, theirs = solve(m, k, method="mc1x1"), baseline_machine(m, k)
+        assert ours.indices.tolist() == theirs.indices.tolist(), (m.shape, m.torus, k)
+        assert ours.objective == theirs.objective and ours.extra == theirs.extra
+
+
+def test_one_thread_and_two_give_the_same_scores(monkeypatch):
+    m = Machine((12, 12, 12), torus=(True, False, True))
+    rng = np.random.default_rng(3)
+    m.allocate(np.flatnonzero(rng.random(m.n) < 0.4))
+    grid = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
+    centres = np.stack(np.meshgrid(*[np.arange(12)] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+    monkeypatch.setattr(_centres, "SPLIT_MIN", 1)
+    runs = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(_threads, "THREADS", threads)
+        runs.append(grid.scores(centres, 100))
+    for w, s in runs[1:]:
+        assert w.tolist() == runs[0][0].tolist() and s.tolist() == runs[0][1].tolist()
+
+
+def test_run_split_cuts_in_order_and_reraises():
+    def piece(lo, hi):
+        return list(range(lo, hi))
+
+    parts = _threads.run_split(piece, 10, min_items=3, threads=4)
+    assert [i for part in parts for i in part] == list(range(10))
+    assert len(parts) == 3  # at least 3 items a piece
+    assert _threads.run_split(piece, 10, min_items=100, threads=4) == [list(range(10))]
+
+    def bad(lo, hi):
+        if lo > 0:
+            raise ValueError("piece failed")
+        return []
+
+    with pytest.raises(ValueError, match="piece failed"):
+        _threads.run_split(bad, 10, min_items=1, threads=2)
+
+
+@pytest.mark.slow
+def test_the_speed_rows_agree_with_the_oracles():
+    from optalloc.bench.scale._speed import rows
+
+    got = rows(quick=True)
+    assert len(got) >= 16 and all(r.agree for r in got)
