@@ -7,7 +7,7 @@ from ._common import EXIT_NO_SOLUTION, EXIT_OK, UsageError, add_quiet, print_jso
 #: the suites of :data:`optalloc.bench.SUITES` (the benchmarks load when the command runs)
 SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "startup", "scale", "networks", "mapping")
 #: the parts of ``--suite scale`` (:data:`optalloc.bench.scale.PARTS`)
-SCALE_PARTS = ("mc", "centres", "networks", "workload", "sim", "order", "targets")
+SCALE_PARTS = ("mc", "centres", "speed", "networks", "workload", "sim", "order", "targets")
 #: the parts of ``--suite networks`` (:data:`optalloc.bench.networks.PARTS`)
 NETWORK_PARTS = ("tree", "slurm", "torus")
 

@@ -9,6 +9,10 @@ One module per part, each a ``rows(*, quick, progress)`` of
     straightforward version, kept here as the tests' oracle;
 ``centres``
     Gen-Alg, MM and MM+Inc on the same states against theirs;
+``speed``
+    one decision of MC1x1, Gen-Alg, MM and MM+Inc per reference mesh and
+    torus on one thread and on all (``OPTALLOC_THREADS``), against the
+    oracles;
 ``networks``
     building the dragonfly and the fat tree from their structure, and one
     decision of Gen-Alg and the SST dragonfly allocators at 8,000+ nodes,
@@ -34,7 +38,7 @@ from .._common import BenchRow
 __all__ = ["PARTS", "run_scale"]
 
 #: the parts of the suite, in the order they run
-PARTS = ("mc", "centres", "networks", "workload", "sim", "order", "targets")
+PARTS = ("mc", "centres", "speed", "networks", "workload", "sim", "order", "targets")
 
 
 def run_scale(*, quick: bool = False, parts=None, progress=None) -> list[BenchRow]:
