@@ -29,5 +29,22 @@ from ._result import STATUSES, TERMINATIONS, MappingResult, OrderResult, Result,
 
 __version__ = "0.1.0"
 
+
+def set_threads(n: int) -> int:
+    """Use ``n`` threads in the loops that share their work out (the
+    centres of Gen-Alg, MM, MM+Inc and MC1x1 on a grid); returns the
+    previous count. The default is ``OPTALLOC_THREADS`` or the usable
+    cores, and 1 in a worker of a process pool; results are the same for
+    every count.
+
+    >>> import optalloc
+    >>> before = optalloc.set_threads(1)
+    >>> optalloc.set_threads(before)
+    1
+    """
+    from ._threads import set_threads as _set
+
+    return _set(n)
+
 __all__ = ["instance_names", "instance_path", "MappingResult", "OrderResult", "Result", "STATUSES", "SubsetResult",
-           "TERMINATIONS", "__version__"]
+           "TERMINATIONS", "__version__", "set_threads"]

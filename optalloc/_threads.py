@@ -33,7 +33,7 @@ import multiprocessing
 import os
 import threading
 
-__all__ = ["THREADS", "run_split", "thread_count"]
+__all__ = ["THREADS", "run_split", "set_threads", "thread_count"]
 
 
 def _default_threads() -> int:
@@ -54,6 +54,16 @@ def _default_threads() -> int:
 
 #: threads a split loop may use (``OPTALLOC_THREADS``, else the usable cores, at most 8; 1 in a pool worker)
 THREADS = _default_threads()
+
+
+def set_threads(n: int) -> int:
+    """Set :data:`THREADS` to ``n`` (a positive integer) and return the
+    previous value."""
+    global THREADS
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"the thread count must be a positive integer, got {n!r}")
+    previous, THREADS = THREADS, n
+    return previous
 
 
 def thread_count(items: int, min_items: int, threads: int | None = None) -> int:

@@ -5,7 +5,7 @@ Each case is one call of ``parse_allocator(name).select(machine, k)``
 (its cache off) at half free (the busy nodes drawn at random, seed 0),
 k = 256, for MC1x1, Gen-Alg, MM and MM+Inc on the 24x24x24 torus and mesh
 and the 64x64 mesh and torus: ours best of seven, on
-:data:`optalloc._threads.THREADS` threads and on one, against the
+:func:`optalloc.set_threads` threads (the default count) and on one, against the
 straightforward version the tests use as the oracle (run once, in the
 same process); ``agree``: the same W.  ``quick``: 8x8x8 and 16x16, k = 32.
 """
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from optalloc import _threads
+import optalloc
 from optalloc.sim import parse_allocator
 
 from .._common import BenchRow, best_time
@@ -55,7 +55,9 @@ def rows(*, quick: bool = False, progress=None) -> list[BenchRow]:
     """One row per machine, method and thread count (see the module)."""
     k = 32 if quick else 256
     shapes = ((8, 8, 8), (16, 16)) if quick else ((24, 24, 24), (64, 64))
-    counts = sorted({_threads.THREADS, 1}, reverse=True)
+    default = optalloc.set_threads(1)
+    optalloc.set_threads(default)
+    counts = sorted({default, 1}, reverse=True)
     out: list[BenchRow] = []
     for shape in shapes:
         for torus in (True, False):
@@ -69,15 +71,14 @@ def rows(*, quick: bool = False, progress=None) -> list[BenchRow]:
                 t = time.perf_counter()
                 theirs = _oracle_w(machine, k, name)
                 t_base = time.perf_counter() - t
-                saved = _threads.THREADS
                 try:
                     for threads in counts:
-                        _threads.THREADS = threads
+                        optalloc.set_threads(threads)
                         alloc.select(machine, k)  # compiled code loaded
                         seconds, got = best_time(lambda a=alloc, m=machine: a.select(m, k), 7)
                         label = f"{name} ({threads} thread{'s' if threads > 1 else ''})"
                         out.append(BenchRow(label, inst, seconds, "oracle", t_base,
                                             float(got.result.objective) == theirs))
                 finally:
-                    _threads.THREADS = saved
+                    optalloc.set_threads(default)
     return out
