@@ -123,10 +123,9 @@ def _solve_machine(machine, k, method, options):
 
 def _counts_apply(options) -> bool:
     """Whether exact's options leave the dragonfly's count search to run
-    (a time limit; not the pairwise MIP, a relative gap or the cut loop alone)."""
-    return (set(options) <= {"time_limit", "verbose", "profiles", "formulation", "rel_gap"}
-            and options.get("formulation", "auto") == "auto" and options.get("profiles", True) is True
-            and not options.get("rel_gap", 0.0))
+    (not ``counts=False``, the pairwise MIP, a relative gap or the cut loop alone)."""
+    return (options.get("counts", True) is True and options.get("formulation", "auto") == "auto"
+            and options.get("profiles", True) is True and not options.get("rel_gap", 0.0))
 
 
 def _solve_grid(machine, k, method):

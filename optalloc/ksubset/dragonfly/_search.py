@@ -60,12 +60,27 @@ def _count_bound(t, j, x, m, dp, nxt):  # pragma: no cover - compiled by numba
     ub = 0
     parts = 0
     for b in range(j + 1):
-        ub += top[b, x[b]]
         parts += 1 - whole[b, x[b]]
-        for a in range(b):
-            ub += 2 * sig[a, b, x[a], x[b]]
     if parts > 1:
         return NEG
+    if t.with_resp:  # each placed group's best vector against the others placed
+        vsq, vstart, resp = t.vsq, t.vstart, t.resp
+        for b in range(j + 1):
+            if x[b] == 0:
+                continue
+            bq = NEG
+            for u in range(vstart[b, x[b]], vstart[b, x[b] + 1]):
+                val = vsq[u]
+                for a in range(j + 1):
+                    if a != b and x[a] > 0:
+                        val += resp[u, a, x[a]]
+                bq = max(bq, val)
+            ub += 2 * x[b] * x[b] + bq
+    else:
+        for b in range(j + 1):
+            ub += top[b, x[b]]
+            for a in range(b):
+                ub += 2 * sig[a, b, x[a], x[b]]
     W = m + 1
     for i in range(2 * W):
         dp[i] = NEG
@@ -78,8 +93,7 @@ def _count_bound(t, j, x, m, dp, nxt):  # pragma: no cover - compiled by numba
             z = 0
             for v in range(gptr[b], gptr[b + 1]):
                 e = _ext(m - y, n2[v, j + 1], n1[v, j + 1])
-                if e > z:
-                    z = e
+                z = max(z, e)
             phi = top[b, y] + y * z
             for a in range(j + 1):
                 phi += 2 * sig[a, b, x[a], y]
@@ -89,8 +103,7 @@ def _count_bound(t, j, x, m, dp, nxt):  # pragma: no cover - compiled by numba
                     if dp[f * W + i] > NEG:
                         val = dp[f * W + i] + phi
                         o = (f + step) * W + i + y
-                        if val > nxt[o]:
-                            nxt[o] = val
+                        nxt[o] = max(nxt[o], val)
         for i in range(2 * W):
             dp[i] = nxt[i]
     best = max(dp[m], dp[W + m])
@@ -100,11 +113,17 @@ def _count_bound(t, j, x, m, dp, nxt):  # pragma: no cover - compiled by numba
 
 
 @njit(cache=True)
-def _expand(t, i, act, x, pi, cand, cval, nc, bestsum):  # pragma: no cover - compiled by numba
-    """Candidates of group act[i] against the groups placed (``pi[i]``),
-    greatest value first, and the sum of the best values of the groups
-    after it (``bestsum[i]``); returns the best value of act[i]."""
-    vec, vsq, vstart, gptr, top = t.vec, t.vsq, t.vstart, t.gptr, t.top
+def _expand(t, i, act, x, pi, cand, cval, cgain, nc, bestsum):  # pragma: no cover - compiled by numba
+    """Candidates of group act[i] against the groups placed (``pi[i]``), by
+    their bound, greatest first (``cval``: the bound, ``cgain``: what it
+    adds to Q), and the sum of the bounds of the groups after it
+    (``bestsum[i]``); returns the greatest bound of act[i].
+
+    A vector's bound is its pairs within its group and with the groups
+    placed, plus, for each group q left, ``resp`` (its greatest saving
+    with q at q's count) when held, else nothing (``sig`` between the
+    groups left is then added by the caller)."""
+    vec, vsq, vstart, gptr, resp, with_resp = t.vec, t.vsq, t.vstart, t.gptr, t.resp, t.with_resp
     An = len(act)
     best_i = NEG
     total = 0
@@ -117,24 +136,31 @@ def _expand(t, i, act, x, pi, cand, cval, nc, bestsum):  # pragma: no cover - co
         bq = NEG
         c = 0
         for u in range(vstart[b, xb], vstart[b, xb + 1]):
-            val = base + vsq[u]
+            gain = base + vsq[u]
             for r in range(n):
                 if vec[u, r] != 0:
-                    val += 2 * vec[u, r] * pi[i, lo + r]
+                    gain += 2 * vec[u, r] * pi[i, lo + r]
+            val = gain
+            if with_resp:
+                for q2 in range(i, An):
+                    if q2 != q:
+                        val += resp[u, act[q2], x[act[q2]]]
             if q == i:
                 cand[i, c] = u
                 cval[i, c] = val
+                cgain[i, c] = gain
                 c += 1
-            if val > bq:
-                bq = val
+            bq = max(bq, val)
         if q == i:
             best_i = bq
             order = np.argsort(-cval[i, :c])
             tmp_u = cand[i, :c].copy()
             tmp_v = cval[i, :c].copy()
+            tmp_g = cgain[i, :c].copy()
             for z in range(c):
                 cand[i, z] = tmp_u[order[z]]
                 cval[i, z] = tmp_v[order[z]]
+                cgain[i, z] = tmp_g[order[z]]
             nc[i] = c
         else:
             total += bq
@@ -161,6 +187,8 @@ def _vector_search(t, x, best, bestv, state, deadline, node_limit):  # pragma: n
             c += 1
     sig_uu = np.zeros(An + 1, dtype=np.int64)
     for i in range(An - 1, -1, -1):
+        if t.with_resp:
+            break
         s = 0
         for q in range(i + 1, An):
             s += 2 * sig[act[i], act[q], x[act[i]], x[act[q]]]
@@ -174,11 +202,12 @@ def _vector_search(t, x, best, bestv, state, deadline, node_limit):  # pragma: n
     part = np.zeros(An + 1, dtype=np.int64)
     cand = np.empty((An, vmax), dtype=np.int64)
     cval = np.empty((An, vmax), dtype=np.int64)
+    cgain = np.empty((An, vmax), dtype=np.int64)
     nc = np.zeros(An, dtype=np.int64)
     pos = np.zeros(An, dtype=np.int64)
     bestsum = np.zeros(An, dtype=np.int64)
     chosen = np.empty(An, dtype=np.int64)
-    top0 = _expand(t, 0, act, x, pi, cand, cval, nc, bestsum)
+    top0 = _expand(t, 0, act, x, pi, cand, cval, cgain, nc, bestsum)
     if top0 + bestsum[0] + sig_uu[0] <= best:
         return best
     i = 0
@@ -188,6 +217,7 @@ def _vector_search(t, x, best, bestv, state, deadline, node_limit):  # pragma: n
             continue
         u = cand[i, pos[i]]
         val = cval[i, pos[i]]
+        gain = cgain[i, pos[i]]
         pos[i] += 1
         if exact[i] + val + bestsum[i] + sig_uu[i] <= best:  # the others are no better
             pos[i] = nc[i]
@@ -199,7 +229,7 @@ def _vector_search(t, x, best, bestv, state, deadline, node_limit):  # pragma: n
             state[1] = 1.0
             return best
         chosen[i] = u
-        exact[i + 1] = exact[i] + val
+        exact[i + 1] = exact[i] + gain
         part[i + 1] = part[i] + vpart[u]
         if i + 1 == An:
             if exact[An] > best:
@@ -217,7 +247,7 @@ def _vector_search(t, x, best, bestv, state, deadline, node_limit):  # pragma: n
                 if vec[u, r] != 0:
                     s += vec[u, r] * M[lo + r, w]
             pi[i + 1, w] = s
-        top1 = _expand(t, i + 1, act, x, pi, cand, cval, nc, bestsum)
+        top1 = _expand(t, i + 1, act, x, pi, cand, cval, cgain, nc, bestsum)
         if exact[i + 1] + top1 + bestsum[i + 1] + sig_uu[i + 1] <= best:
             continue
         i += 1
@@ -305,10 +335,12 @@ def vector_bound(tables, counts, vectors) -> int:
     vmax = int(max(tables.vstart[b, x[b] + 1] - tables.vstart[b, x[b]] for b in act))
     cand = np.empty((An, vmax), dtype=np.int64)
     cval = np.empty((An, vmax), dtype=np.int64)
+    cgain = np.empty((An, vmax), dtype=np.int64)
     nc = np.zeros(An, dtype=np.int64)
     bestsum = np.zeros(An, dtype=np.int64)
-    top = _expand(tables, i, act, x, pi, cand, cval, nc, bestsum)
-    uu = sum(2 * int(tables.sig[act[p], act[q], x[act[p]], x[act[q]]]) for p in range(i, An) for q in range(p + 1, An))
+    top = _expand(tables, i, act, x, pi, cand, cval, cgain, nc, bestsum)
+    uu = 0 if tables.with_resp else sum(2 * int(tables.sig[act[p], act[q], x[act[p]], x[act[q]]])
+                                        for p in range(i, An) for q in range(p + 1, An))
     return int(exact + top + bestsum[i] + uu)
 
 

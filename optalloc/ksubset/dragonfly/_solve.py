@@ -18,7 +18,7 @@ __all__ = ["dragonfly_exact"]
 
 def _q_of(w: float, k: int) -> int:
     """Q of a set of W (``W = k (k - 1) + (3 k^2 - Q) / 2``)."""
-    return int(round(3 * k * k - 2 * (w - k * (k - 1))))
+    return round(3 * k * k - 2 * (w - k * (k - 1)))
 
 
 def _w_of(q: int, k: int) -> float:

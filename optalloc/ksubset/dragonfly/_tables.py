@@ -39,6 +39,8 @@ routers that hold a free node:
   holding x and x2 nodes (``c_b' S c_b2`` over vertex vectors: for each
   vector of b the best of b2 fills its routers by their saving, greatest
   first), which every pair of sets with those counts meets or stays under;
+  ``resp[u, b2, x2]``: the same for one vertex vector u against b2 (held
+  while it is not too large);
 - ``n2``, ``n1``: per router v and group b, the free nodes of b at saving
   2 and at saving 1 from v, summed over the groups from b on (the
   search's order).
@@ -46,6 +48,7 @@ routers that hold a free node:
 
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -53,6 +56,9 @@ import numpy as np
 from ..._jit import njit
 
 __all__ = ["DragonflyTables", "dragonfly_tables", "is_dragonfly"]
+
+#: ``resp`` is held up to this many entries (vectors x groups x counts)
+_RESP_MAX = 20_000_000
 
 
 class DragonflyTables(NamedTuple):
@@ -70,6 +76,8 @@ class DragonflyTables(NamedTuple):
     top: np.ndarray     # (B, C + 1) the greatest 2 x^2 + sum c^2 of group b with x nodes
     whole: np.ndarray   # (B, C + 1) 1 when x nodes of group b fill whole routers (no router partly chosen)
     sig: np.ndarray     # (B, B, C + 1, C + 1) the greatest saving between two groups, by counts
+    resp: np.ndarray    # (V, B, C + 1) the greatest saving of vector u with group b2 at count x2 (int32)
+    with_resp: bool     # whether resp is held (else (1, 1, 1))
     n2: np.ndarray      # (R, B + 1) free nodes at saving 2 from v in groups b.. (suffix sums)
     n1: np.ndarray      # (R, B + 1) the same at saving 1
     routers: np.ndarray  # (R,) the machine's router (unit) id of each router
@@ -117,7 +125,11 @@ def dragonfly_tables(hierarchy, free_mask) -> DragonflyTables:
         for x in range(int(cap[b]) + 1):
             top[b, x] = 2 * x * x + vsq[vstart[b, x]:vstart[b, x + 1]].max()
             whole[b, x] = int((vpart[vstart[b, x]:vstart[b, x + 1]] == 0).any())
-    sig = _savings(M, f, gptr, cap, vec, vstart, C)
+    with_resp = len(vec) * B * (C + 1) <= _RESP_MAX
+    if with_resp:
+        sig, resp = _savings(M, f, gptr, cap, vec, vstart, C, with_resp)
+    else:  # a large machine: sig pair by pair, kept between states (most groups recur unchanged)
+        sig, resp = _pair_tables(h, M, f, gptr, cap, vec, vstart, C, routers), np.zeros((1, 1, 1), dtype=np.int32)
     s2 = np.where(~same & (M == 2), f[None, :], 0)
     s1 = np.where(~same & (M == 1), f[None, :], 0)
     n2 = np.zeros((R, B + 1), dtype=np.int64)
@@ -126,7 +138,67 @@ def dragonfly_tables(hierarchy, free_mask) -> DragonflyTables:
         lo, hi = gptr[b], gptr[b + 1]
         n2[:, b] = n2[:, b + 1] + s2[:, lo:hi].sum(axis=1)
         n1[:, b] = n1[:, b + 1] + s1[:, lo:hi].sum(axis=1)
-    return DragonflyTables(f, grp, gptr, cap, M, vec, vsq, vpart, vstart, top, whole, sig, n2, n1, routers, p)
+    return DragonflyTables(f, grp, gptr, cap, M, vec, vsq, vpart, vstart, top, whole, sig, resp, with_resp, n2, n1, routers, p)
+
+
+#: per Hierarchy: sig of a pair of groups by their routers and free counts
+_PAIRS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: pairs kept per Hierarchy
+_PAIRS_MAX = 200_000
+
+
+def _pair_tables(h, M, f, gptr, cap, vec, vstart, C, routers):
+    """``sig`` pair of groups by pair, each read from the tables kept for
+    ``h`` when the two groups' routers and free counts recur."""
+    B = len(cap)
+    kept = _PAIRS.setdefault(h, {})
+    if len(kept) > _PAIRS_MAX:
+        kept.clear()
+    sig = np.zeros((B, B, C + 1, C + 1), dtype=np.int64)
+    keys = [routers[gptr[b]:gptr[b + 1]].tobytes() + f[gptr[b]:gptr[b + 1]].tobytes() for b in range(B)]
+    for b in range(B):
+        lo, hi = gptr[b], gptr[b + 1]
+        for b2 in range(b + 1, B):
+            key = (keys[b], keys[b2])
+            table = kept.get(key)
+            if table is None:
+                lo2, hi2 = gptr[b2], gptr[b2 + 1]
+                table = _pair_savings(np.ascontiguousarray(M[lo:hi, lo2:hi2]), f[lo2:hi2],
+                                      vec[vstart[b, 0]:vstart[b, cap[b] + 1]], int(cap[b]), int(cap[b2]))
+                kept[key] = table
+            sig[b, b2, :cap[b] + 1, :cap[b2] + 1] = table
+            sig[b2, b, :cap[b2] + 1, :cap[b] + 1] = table.T
+    return sig
+
+
+@njit(cache=True)
+def _pair_savings(Mb, f2, vec, cap, cap2):  # pragma: no cover - compiled by numba
+    """``sig`` of one pair of groups: over the vertex vectors ``vec`` of the
+    first, the best fill of the second (routers' free counts ``f2``) by
+    saving (``Mb``: the savings between their routers)."""
+    n, n2 = Mb.shape
+    out = np.zeros((cap + 1, cap2 + 1), dtype=np.int64)
+    coef = np.zeros(n2, dtype=np.int64)
+    for u in range(vec.shape[0]):
+        x = 0
+        for r in range(n):
+            x += vec[u, r]
+        for q in range(n2):
+            s = 0
+            for r in range(n):
+                if vec[u, r] != 0:
+                    s += vec[u, r] * Mb[r, q]
+            coef[q] = s
+        idx = np.argsort(-coef)
+        val = 0
+        x2 = 0
+        for i in range(n2):
+            q = idx[i]
+            for _ in range(f2[q]):
+                val += coef[q]
+                x2 += 1
+                out[x, x2] = max(out[x, x2], val)
+    return out
 
 
 def _vectors(f, gptr, A, C):
@@ -164,16 +236,20 @@ def _vectors(f, gptr, A, C):
 
 
 @njit(cache=True)
-def _savings(M, f, gptr, cap, vec, vstart, C):  # pragma: no cover - compiled by numba
-    """``sig[b, b2, x, x2]`` (module notes): over the vertex vectors of b,
-    the best fill of b2 by saving."""
+def _savings(M, f, gptr, cap, vec, vstart, C, with_resp):  # pragma: no cover - compiled by numba
+    """``sig[b, b2, x, x2]`` and ``resp[u, b2, x2]`` (module notes): for each
+    vertex vector u of b, the best fill of b2 by saving."""
     B = len(cap)
     sig = np.zeros((B, B, C + 1, C + 1), dtype=np.int64)
+    V = vec.shape[0] if with_resp else 1
+    resp = np.zeros((V, B if with_resp else 1, C + 1 if with_resp else 1), dtype=np.int32)
     A = vec.shape[1]
     coef = np.zeros(A, dtype=np.int64)
     for b in range(B):
         lo, hi = gptr[b], gptr[b + 1]
-        for b2 in range(b + 1, B):
+        for b2 in range(B):
+            if b2 == b or (b2 < b and not with_resp):
+                continue
             lo2, hi2 = gptr[b2], gptr[b2 + 1]
             n2 = hi2 - lo2
             for u in range(vstart[b, 0], vstart[b, cap[b] + 1]):
@@ -194,9 +270,12 @@ def _savings(M, f, gptr, cap, vec, vstart, C):  # pragma: no cover - compiled by
                     for _ in range(f[lo2 + q]):
                         val += coef[q]
                         x2 += 1
-                        if val > sig[b, b2, x, x2]:
+                        if with_resp:
+                            resp[u, b2, x2] = val
+                        if b < b2 and val > sig[b, b2, x, x2]:
                             sig[b, b2, x, x2] = val
-            for x in range(cap[b] + 1):
-                for x2 in range(cap[b2] + 1):
-                    sig[b2, b, x2, x] = sig[b, b2, x, x2]
-    return sig
+            if b < b2:
+                for x in range(cap[b] + 1):
+                    for x2 in range(cap[b2] + 1):
+                        sig[b2, b, x2, x] = sig[b, b2, x, x2]
+    return sig, resp
