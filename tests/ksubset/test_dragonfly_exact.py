@@ -175,6 +175,25 @@ def test_a_limit_returns_the_bracket():
     assert r.objective == m.distances(r.indices).sum() / 2
 
 
+@pytest.mark.parametrize("params", SMALL[:9], ids=IDS[:9])
+def test_the_bracket_of_a_stopped_search_holds_the_optimum(params):
+    # stopped after a few nodes, the bound (the greatest over the nodes left open) is below the optimum
+    base = dragonfly(*params)
+    rng = np.random.default_rng(11)
+    stopped = 0
+    for _ in range(40):
+        m = _state(base, rng, busy_share=rng.random() * 0.5)
+        k = int(rng.integers(3, m.n_free + 1)) if m.n_free >= 3 else m.n_free
+        if math.comb(m.n_free, k) > 20_000:
+            k = 4
+        best = ksubset.solve(m, k, method="brute").objective
+        for limit in (1, 3, 10, 40):
+            r = dragonfly_exact(m, k, node_limit=limit)
+            assert r.bound <= best <= r.objective, (params, limit)
+            stopped += r.termination == "node_limit"
+    assert stopped > 0
+
+
 def test_bad_input_is_refused_in_one_line():
     with pytest.raises(ValueError, match=r"^`machine` must be a dragonfly"):
         dragonfly_exact(fat_tree(4), 3)

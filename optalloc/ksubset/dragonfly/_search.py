@@ -225,7 +225,7 @@ def _vector_search(t, x, best, bestv, state, deadline, node_limit):  # pragma: n
         if vpart[u] != 0 and part[i] != 0:
             continue
         state[0] += 1
-        if state[0] % 1024 == 0 and (_now() > deadline[0] or state[0] > node_limit):
+        if state[0] > node_limit or (state[0] % 1024 == 0 and _now() > deadline[0]):
             state[1] = 1.0
             return best
         chosen[i] = u
@@ -256,6 +256,23 @@ def _vector_search(t, x, best, bestv, state, deadline, node_limit):  # pragma: n
 
 
 @njit(cache=True)
+def _open_bound(t, k, x, lo, used, j, top_j, dp, nxt, best):  # pragma: no cover - compiled by numba
+    """The greatest bound over the nodes a stopped search leaves open: at
+    each depth d < j the counts below x[d] not yet tried, at depth j those
+    from ``top_j`` down (and ``best``, found)."""
+    out = best
+    keep = x.copy()
+    for d in range(j + 1):
+        hi = top_j if d == j else x[d] - 1
+        for v in range(lo[d], hi + 1):
+            keep[d] = v
+            b = _count_bound(t, d, keep, k - used[d] - v, dp, nxt)
+            out = max(out, b)
+        keep[d] = x[d]
+    return out
+
+
+@njit(cache=True)
 def _count_search(t, k, best, bestv, state, deadline, node_limit):  # pragma: no cover - compiled by numba
     """The search over group counts (module notes); ``state``: [nodes,
     stopped (1.0)]. Returns the new target."""
@@ -279,8 +296,9 @@ def _count_search(t, k, best, bestv, state, deadline, node_limit):  # pragma: no
             j -= 1
             continue
         state[0] += 1
-        if state[0] % 256 == 0 and (_now() > deadline[0] or state[0] > node_limit):
+        if state[0] > node_limit or (state[0] % 256 == 0 and _now() > deadline[0]):
             state[1] = 1.0
+            state[3] = _open_bound(t, k, x, lo, used, j, x[j], dp, nxt, best)
             return best
         m = k - used[j] - x[j]
         b = _count_bound(t, j, x, m, dp, nxt)
@@ -289,7 +307,8 @@ def _count_search(t, k, best, bestv, state, deadline, node_limit):  # pragma: no
         if m == 0 or j == B - 1:
             state[2] += 1
             best = _vector_search(t, x, best, bestv, state, deadline, node_limit)
-            if state[1] != 0.0:
+            if state[1] != 0.0:  # stopped within this count vector: it stays open
+                state[3] = max(_open_bound(t, k, x, lo, used, j, x[j] - 1, dp, nxt, best), b)
                 return best
             continue
         used[j + 1] = used[j] + x[j]
@@ -346,10 +365,12 @@ def vector_bound(tables, counts, vectors) -> int:
 
 def count_search(tables, k: int, target: int, *, deadline, node_limit: int = 10**15):
     """Greatest Q above ``target`` over k nodes: ``(Q, vectors, finished,
-    nodes)``, ``vectors`` the vertex vector id of each group (-1: no node),
-    or None when nothing beats the target."""
+    nodes, count leaves, upper)``, ``vectors`` the vertex vector id of each
+    group (-1: no node), or None when nothing beats the target; ``upper``
+    bounds Q of every set (on a stop, the greatest bound of the nodes left
+    open)."""
     bestv = np.full(len(tables.cap), -1, dtype=np.int64)
-    state = np.zeros(3)
+    state = np.zeros(4)
     q = _count_search(tables, np.int64(k), np.int64(target), bestv, state, deadline, np.int64(node_limit))
     found = bestv.max() >= 0
-    return int(q), (bestv if found else None), state[1] == 0.0, int(state[0]), int(state[2])
+    return int(q), (bestv if found else None), state[1] == 0.0, int(state[0]), int(state[2]), int(max(q, state[3]))

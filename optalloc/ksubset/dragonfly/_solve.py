@@ -60,8 +60,9 @@ def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
     k : int
         Nodes to choose, 1 <= k <= free nodes.
     time_limit : float, optional
-        Seconds; on expiry the best set found is returned with the bound
-        of the search's root (termination ``"time_limit"``).
+        Seconds; on expiry the best set found is returned with the
+        greatest bound of the nodes the search left open (termination
+        ``"time_limit"``).
     node_limit : int, optional
         Nodes of the search; past it, as on a time limit (termination
         ``"node_limit"``).
@@ -107,7 +108,7 @@ def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
                                     weight=(float(w), True))
     tables = dragonfly_tables(h, free)
     deadline = deadline_array(time_limit)
-    q, vectors, finished, searched, leaves = count_search(tables, k, _q_of(w, k), deadline=deadline,
+    q, vectors, finished, searched, leaves, upper = count_search(tables, k, _q_of(w, k), deadline=deadline,
                                                           node_limit=node_limit)
     extra["nodes"] = searched
     extra["count_leaves"] = leaves
@@ -119,7 +120,8 @@ def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
     if finished:
         bound, termination, message = float(w), "optimal", "proven by the search over group and router counts"
     else:
-        bound = min(float(w), _w_of(count_bound(tables, k, []), k))
+        # the nodes left open: none holds a set above their greatest bound
+        bound = min(float(w), _w_of(min(upper, count_bound(tables, k, [])), k))
         stopped = time.perf_counter() - start >= (time_limit or 0) if time_limit is not None else False
         termination = "time_limit" if stopped else "node_limit"
         message = (f"time limit of {time_limit} s reached" if stopped else f"node limit of {node_limit} reached")
