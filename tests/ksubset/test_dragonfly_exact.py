@@ -147,6 +147,27 @@ def test_the_savings_kept_pair_by_pair_are_the_whole_tables(params, monkeypatch)
         assert r.objective == dragonfly_exact(m, k).objective
 
 
+@pytest.mark.parametrize("params", SMALL[:9], ids=IDS[:9])
+def test_the_turn_of_the_block_search_keeps_the_optimum(params, monkeypatch):
+    # after a node or two of the count search, the search over block and class counts, then the count search
+    from optalloc.ksubset.dragonfly import _solve
+
+    monkeypatch.setattr(_solve, "_FIRST_NODES", 2)
+    base = dragonfly(*params)
+    rng = np.random.default_rng(5)
+    phases = set()
+    for _ in range(40):
+        m = _state(base, rng)
+        k = int(rng.integers(1, m.n_free + 1))
+        if math.comb(m.n_free, k) > 20_000:
+            k = 4
+        r = dragonfly_exact(m, k)
+        phases.add(r.extra["phase"] == "blocks" or r.extra["nodes"] > 2)  # past the first turn
+        assert r.status == "optimal" and r.objective == ksubset.solve(m, k, method="brute").objective
+        assert r.objective == m.distances(r.indices).sum() / 2 and np.asarray(m.free)[r.indices].all()
+    assert True in phases
+
+
 def test_counts_that_no_router_set_holds_are_refused():
     t = dragonfly_tables(dragonfly().hierarchy, np.ones(72, dtype=bool))
     # two groups of odd counts need two routers partly chosen

@@ -9,11 +9,19 @@ import numpy as np
 from ..._subset import metric_subset_result
 from ..._validate import as_int, validate_positive
 from ..heuristics._network import hierarchy_gen_alg
+from ..search._blocksearch import block_search, block_structure
 from ..search._profilesearch import deadline_array
 from ._search import count_bound, count_search
 from ._tables import dragonfly_tables, is_dragonfly
 
 __all__ = ["dragonfly_exact"]
+
+#: nodes of the count search before, on a machine of at most _BLOCKS_UP_TO free nodes, the search over
+#: block and class counts of the matrix gets a turn
+_FIRST_NODES = 300_000
+_BLOCKS_UP_TO = 1024
+#: the least seconds that turn gets
+_BLOCKS_LEAST = 0.2
 
 
 def _q_of(w: float, k: int) -> int:
@@ -39,6 +47,36 @@ def _nodes(tables, vectors, free_mask) -> np.ndarray:
             if c:
                 out.extend((r * p + np.flatnonzero(per[r])[:c]).tolist())
     return np.sort(np.array(out, dtype=np.int64))
+
+
+def _checked(tables, vectors, free, h, q, k):
+    """The node ids and W of the count search's vectors, checked against its Q."""
+    nodes = _nodes(tables, vectors, free)
+    w = h.weight(nodes)
+    if abs(w - _w_of(q, k)) > 1e-6 or len(nodes) != k:
+        raise RuntimeError(f"internal error: the count search's set weighs {w}, its counts {_w_of(q, k)}")
+    return nodes, w
+
+
+def _blocks(machine, k, w, budget):
+    """The search over block and class counts of the free nodes' matrix
+    within ``budget`` seconds, below W = w: (node ids, W, proven) when it
+    found a lighter set or proved w optimal (node ids None: the set of W
+    w stands), else None."""
+    if budget <= 0:
+        return None
+    ids = np.asarray(machine.free_ids(), dtype=np.int64)
+    D = np.asarray(machine.distances(ids), dtype=float)
+    structure = block_structure(D)
+    if structure is None:
+        return None
+    value, rows, lower = block_search(structure, k, float(w), time_limit=budget)
+    if rows is None and lower is None:
+        return None
+    nodes = np.sort(ids[rows]) if rows is not None else None
+    if nodes is None:  # proven: nothing lighter than w
+        return None if lower is None else (None, w, True)
+    return nodes, float(machine.hierarchy.weight(nodes)), lower is not None
 
 
 def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
@@ -108,15 +146,33 @@ def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
                                     weight=(float(w), True))
     tables = dragonfly_tables(h, free)
     deadline = deadline_array(time_limit)
+    first = min(node_limit, _FIRST_NODES) if n <= _BLOCKS_UP_TO else node_limit
+    t0 = time.perf_counter()
     q, vectors, finished, searched, leaves, upper = count_search(tables, k, _q_of(w, k), deadline=deadline,
-                                                          node_limit=node_limit)
+                                                                 node_limit=first)
+    if vectors is not None:
+        nodes, w = _checked(tables, vectors, free, h, q, k)
+    if not finished and first < node_limit and time.perf_counter() < deadline[0]:
+        # a busy machine, where the counts branch widely: the search over block and class counts of the
+        # free nodes' matrix, for as long as the count search took, then the count search from its set
+        found = _blocks(machine, k, w, min(max(time.perf_counter() - t0, _BLOCKS_LEAST), deadline[0] -
+                                           time.perf_counter()))
+        if found is not None:
+            if found[0] is not None:
+                nodes, w = found[0], found[1]
+            if found[2]:
+                extra.update(phase="blocks", nodes=searched, count_leaves=leaves)
+                return metric_subset_result(None, np.arange(k), ids=nodes, coords=None, method="exact",
+                                            start=start, termination="optimal", extra=extra, exact=True,
+                                            message="proven by the search over block and class counts",
+                                            weight=(float(w), True))
+        q, vectors, finished, more, more_leaves, upper = count_search(tables, k, _q_of(w, k), deadline=deadline,
+                                                                      node_limit=node_limit - searched)
+        searched, leaves = searched + more, leaves + more_leaves
+        if vectors is not None:
+            nodes, w = _checked(tables, vectors, free, h, q, k)
     extra["nodes"] = searched
     extra["count_leaves"] = leaves
-    if vectors is not None:
-        nodes = _nodes(tables, vectors, free)
-        w = h.weight(nodes)
-        if abs(w - _w_of(q, k)) > 1e-6 or len(nodes) != k:
-            raise RuntimeError(f"internal error: the count search's set weighs {w}, its counts {_w_of(q, k)}")
     if finished:
         bound, termination, message = float(w), "optimal", "proven by the search over group and router counts"
     else:
