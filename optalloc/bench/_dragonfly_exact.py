@@ -54,6 +54,6 @@ def rows(*, quick: bool = False, progress=None) -> list[BenchRow]:
         capped = base.status != "optimal"
         agree = ours.status == "optimal" and (base.objective == ours.objective if not capped
                                               else base.bound <= ours.objective <= base.objective)
-        out.append(BenchRow("exact on a dragonfly", inst, ours.runtime, "cut loop over the matrix "
-                            f"(limit {_TODAY_LIMIT:g} s)", base.runtime, bool(agree), capped))
+        out.append(BenchRow("exact on a dragonfly", inst, ours.runtime, "block and class counts, then the cut "
+                            f"loop, over the matrix (limit {_TODAY_LIMIT:g} s)", base.runtime, bool(agree), capped))
     return out

@@ -5,26 +5,35 @@ over router counts with k nodes, above a target that rises to each set
 found, in two nested depth-first searches:
 
 1. *group counts* ``x_b``, group by group (groups with the most free nodes
-   first, the largest count first). A node with groups 0..j placed and m
-   nodes left is bounded by
+   first, the largest count first); at most one group may hold a count
+   that whole routers cannot make up (``whole``). A node with groups
+   0..j placed and m nodes left is bounded by
 
-       sum_{b <= j} top[b, x_b] + 2 sum_{a < b <= j} sig[a, b, x_a, x_b]
+       sum_{b <= j} [2 x_b^2 + max_u (sum c_u^2 + sum_{a <= j, a != b} resp[u, a, x_a])]
        + max over y (sum y = m) of sum_{b > j} phi_b(y_b),
 
-       phi_b(y) = top[b, y] + 2 sum_{a <= j} sig[a, b, x_a, y] + y zeta_b(m - y),
+       phi_b(y) = 2 y^2 + max_u (sum c_u^2 + sum_{a <= j} resp[u, a, x_a])
+                  + sum_{a <= j} sig[a, b, x_a, y] + y zeta_b(m - y),
 
-   (a dynamic programme over the groups left), where ``zeta_b(r)`` is the
-   most any node of group b saves with r nodes of the other groups left:
-   its r best partners among their free nodes, those at saving 2 first.
-   Each term bounds its part of Q: ``top`` the pairs within a group,
-   ``sig`` the savings between two groups at their counts, ``zeta`` a
-   node's savings with the nodes still to place (each counted from both
-   ends, as Q counts them);
+   (u over the vertex vectors of the group at its count; a dynamic
+   programme over the groups left, with and without the one partial
+   group), where ``zeta_b(r)`` is the most any node of group b saves with
+   r nodes of the other groups left: its r best partners among their free
+   nodes, those at saving 2 first, or ``reach[b, y] (m - y) / y`` when
+   less (the nodes of b save with the others as much as the others save
+   with them, each at most ``reach``). Q counts every saving from both ends of
+   its pair: a placed group's end by its vector against the placed groups'
+   best replies (``resp``), a group left's end likewise, the placed end of
+   a pair with a group left by ``sig``, and both ends of pairs among the
+   groups left by ``zeta``. Without ``resp`` (a large machine) the placed
+   groups take ``top`` and ``2 sig`` and the groups left ``top``, ``2
+   sig`` and ``zeta``;
 2. under full counts whose bound beats the target, *router counts*: each
    group with nodes takes one of its vertex vectors of that count (at most
    one router partly chosen in all), best first; a node is bounded by
-   the exact Q of the groups placed, for each group left its best vector
-   against them, and ``2 sig`` between the groups left.
+   the exact Q of the groups placed and, for each group left, its best
+   vector against them and against the best replies of the other groups
+   left (``resp``; without it, ``2 sig`` between the groups left).
 
 A search that ends has proven its best set optimal (or, with none found,
 that nothing beats the target).
@@ -55,8 +64,7 @@ def _count_bound(t, j, x, m, dp, nxt):  # pragma: no cover - compiled by numba
     the groups after them m (NEG when they cannot hold m). ``dp`` and
     ``nxt`` hold 2 (m + 1) entries: by nodes placed, without and with a
     group whose count needs a router partly chosen."""
-    top, sig, cap, gptr, n2, n1, whole = t.top, t.sig, t.cap, t.gptr, t.n2, t.n1, t.whole
-    B = len(cap)
+    top, sig, whole = t.top, t.sig, t.whole
     ub = 0
     parts = 0
     for b in range(j + 1):
@@ -81,6 +89,21 @@ def _count_bound(t, j, x, m, dp, nxt):  # pragma: no cover - compiled by numba
             ub += top[b, x[b]]
             for a in range(b):
                 ub += 2 * sig[a, b, x[a], x[b]]
+    rest = _rest_bound(t, j, x, m, dp, nxt, parts)
+    if rest <= NEG:
+        return NEG
+    return ub + rest
+
+
+@njit(cache=True)
+def _rest_bound(t, j, x, m, dp, nxt, parts):  # pragma: no cover - compiled by numba
+    """The dynamic programme over the groups after j (module notes). The
+    savings of a group's nodes with the other groups left equal those of
+    the others' nodes with it (the saving is symmetric), so each group
+    takes the lesser of ``y zeta_b(m - y)`` and ``reach[b, y] (m - y)``
+    (each of the m - y others saves at most ``reach`` with its y)."""
+    top, sig, cap, gptr, n2, n1, whole, reach = t.top, t.sig, t.cap, t.gptr, t.n2, t.n1, t.whole, t.reach
+    B = len(cap)
     W = m + 1
     for i in range(2 * W):
         dp[i] = NEG
@@ -94,7 +117,7 @@ def _count_bound(t, j, x, m, dp, nxt):  # pragma: no cover - compiled by numba
             for v in range(gptr[b], gptr[b + 1]):
                 e = _ext(m - y, n2[v, j + 1], n1[v, j + 1])
                 z = max(z, e)
-            phi = top[b, y] + y * z
+            phi = top[b, y] + min(y * z, reach[b, y] * (m - y))
             for a in range(j + 1):
                 phi += 2 * sig[a, b, x[a], y]
             step = 1 - whole[b, y]  # 1: this count takes the one partial router
@@ -106,10 +129,7 @@ def _count_bound(t, j, x, m, dp, nxt):  # pragma: no cover - compiled by numba
                         nxt[o] = max(nxt[o], val)
         for i in range(2 * W):
             dp[i] = nxt[i]
-    best = max(dp[m], dp[W + m])
-    if best <= NEG:
-        return NEG
-    return ub + best
+    return max(dp[m], dp[W + m])
 
 
 @njit(cache=True)

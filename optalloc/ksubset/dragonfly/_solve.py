@@ -20,6 +20,9 @@ __all__ = ["dragonfly_exact"]
 #: block and class counts of the matrix gets a turn
 _FIRST_NODES = 300_000
 _BLOCKS_UP_TO = 1024
+#: ... and at least this share of its nodes busy (where many routers hold a single free node and the
+#: counts branch widely; on a nearly idle machine the count search is the faster)
+_BUSY_SHARE = 0.1
 #: the least seconds that turn gets
 _BLOCKS_LEAST = 0.2
 
@@ -70,7 +73,7 @@ def _blocks(machine, k, w, budget):
     structure = block_structure(D)
     if structure is None:
         return None
-    value, rows, lower = block_search(structure, k, float(w), time_limit=budget)
+    _, rows, lower = block_search(structure, k, float(w), time_limit=budget)
     if rows is None and lower is None:
         return None
     nodes = np.sort(ids[rows]) if rows is not None else None
@@ -146,7 +149,8 @@ def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
                                     weight=(float(w), True))
     tables = dragonfly_tables(h, free)
     deadline = deadline_array(time_limit)
-    first = min(node_limit, _FIRST_NODES) if n <= _BLOCKS_UP_TO else node_limit
+    busy = n <= _BLOCKS_UP_TO and n <= (1 - _BUSY_SHARE) * machine.n
+    first = min(node_limit, _FIRST_NODES) if busy else node_limit
     t0 = time.perf_counter()
     q, vectors, finished, searched, leaves, upper = count_search(tables, k, _q_of(w, k), deadline=deadline,
                                                                  node_limit=first)

@@ -41,6 +41,9 @@ routers that hold a free node:
   first), which every pair of sets with those counts meets or stays under;
   ``resp[u, b2, x2]``: the same for one vertex vector u against b2 (held
   while it is not too large);
+- ``reach[b, x]``: the most one node outside group b saves with x nodes
+  of b (its routers filled by saving, greatest first), over every router
+  outside b;
 - ``n2``, ``n1``: per router v and group b, the free nodes of b at saving
   2 and at saving 1 from v, summed over the groups from b on (the
   search's order).
@@ -78,6 +81,7 @@ class DragonflyTables(NamedTuple):
     sig: np.ndarray     # (B, B, C + 1, C + 1) the greatest saving between two groups, by counts
     resp: np.ndarray    # (V, B, C + 1) the greatest saving of vector u with group b2 at count x2 (int32)
     with_resp: bool     # whether resp is held (else (1, 1, 1))
+    reach: np.ndarray   # (B, C + 1) the most a node outside group b saves with x nodes of b
     n2: np.ndarray      # (R, B + 1) free nodes at saving 2 from v in groups b.. (suffix sums)
     n1: np.ndarray      # (R, B + 1) the same at saving 1
     routers: np.ndarray  # (R,) the machine's router (unit) id of each router
@@ -138,7 +142,34 @@ def dragonfly_tables(hierarchy, free_mask) -> DragonflyTables:
         lo, hi = gptr[b], gptr[b + 1]
         n2[:, b] = n2[:, b + 1] + s2[:, lo:hi].sum(axis=1)
         n1[:, b] = n1[:, b + 1] + s1[:, lo:hi].sum(axis=1)
-    return DragonflyTables(f, grp, gptr, cap, M, vec, vsq, vpart, vstart, top, whole, sig, resp, with_resp, n2, n1, routers, p)
+    return DragonflyTables(f, grp, gptr, cap, M, vec, vsq, vpart, vstart, top, whole, sig, resp, with_resp, _reach(M, f, grp, gptr, cap, C), n2, n1, routers, p)
+
+
+@njit(cache=True)
+def _reach(M, f, grp, gptr, cap, C):  # pragma: no cover - compiled by numba
+    """``reach[b, x]`` (module notes)."""
+    B = len(cap)
+    R = len(f)
+    out = np.zeros((B, C + 1), dtype=np.int64)
+    for b in range(B):
+        lo, hi = gptr[b], gptr[b + 1]
+        n = hi - lo
+        coef = np.zeros(n, dtype=np.int64)
+        for v in range(R):
+            if grp[v] == b:
+                continue
+            for q in range(n):
+                coef[q] = M[v, lo + q]
+            idx = np.argsort(-coef)
+            val = 0
+            x = 0
+            for i in range(n):
+                q = idx[i]
+                for _ in range(f[lo + q]):
+                    val += coef[q]
+                    x += 1
+                    out[b, x] = max(out[b, x], val)
+    return out
 
 
 #: per Hierarchy: sig of a pair of groups by their routers and free counts
