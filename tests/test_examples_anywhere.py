@@ -92,8 +92,8 @@ SLOW_PAGES = {
     "docs/curves.md": "orderings searched by the tabu search",
     # the first call of the compiled searches in a fresh install compiles them (tens of seconds)
     "docs/methods/exact.md": "the shape search proves the example (phase 'shapes'), compiled at its first call",
-    "docs/topologies/dragonfly.md": "the search over block counts proves the example (phase 'blocks'), compiled "
-                                    "at its first call",
+    "docs/topologies/dragonfly.md": "the search over group and router counts proves the example (phase 'counts'), "
+                                    "compiled at its first call",
 }
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\S*)")

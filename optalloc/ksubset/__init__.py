@@ -30,7 +30,8 @@ free nodes are chosen in the machine's own metric: a mesh runs the point
 methods; a torus ``brute``, ``gen-alg`` (2 - 2/k in any metric), ``mm`` and
 ``mm-inc`` (2 - 2/k with wrap), ``mc1x1`` (d (2 - 2/k)) and ``exact`` (the
 same cut loop over the distance matrix, with the bounds that hold there);
-a network ``brute``, ``gen-alg`` and ``exact``.
+a network ``brute``, ``gen-alg`` and ``exact`` (on a dragonfly
+``dragonfly_exact``, the search over group and router counts).
 
 ``weight`` evaluates W in O(d k log k); ``lower_bound`` gives cheap proven
 bounds (``metric_lower_bound`` those that hold on a torus or network); ``gap`` certifies how far a given allocation is from optimal;
@@ -41,7 +42,8 @@ with busy cells among them; ``box_optimum`` and
 ``cuboid_optimum`` are the optima of full 2D and 3D boxes (empty machines).
 
 The code sits in rooms by role, each importing only those below it:
-``engine`` (the exact solver), ``heuristics`` (MC1x1, MM, Gen-Alg, MM+Inc,
+``engine`` (the exact solver), ``dragonfly`` (the exact search over a
+dragonfly's group and router counts), ``heuristics`` (MC1x1, MM, Gen-Alg, MM+Inc,
 the PTAS), ``bounds`` (proven lower bounds), ``search`` (the combinatorial
 searches over boxes, profiles, shapes, torus counts and blocks) and
 ``special`` (1D, ring, k = 3, brute force).
@@ -57,6 +59,7 @@ from ._gap import GapReport, gap
 from ._metric import metric_lower_bound
 from ._solve import METHODS, machine_methods, method_options, solve
 from .bounds import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
+from .dragonfly import dragonfly_exact
 from .engine import ExactSession, exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
 from .search import (
@@ -86,6 +89,7 @@ __all__ = [
     "brute",
     "tree_exact",
     "exact",
+    "dragonfly_exact",
     "ptas",
     "ExactSession",
     "lower_bound",

@@ -151,7 +151,7 @@ def gen_alg_hierarchy(machine, k):
 
 
 def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=0.0, formulation="auto",
-                 profiles=True, verbose=False):
+                 profiles=True, verbose=False, counts=True):
     """The exact optimum in the metric D, with a proven bound.
 
     ``formulation="auto"`` runs the cut loop of the L1 solver over D (the
@@ -172,7 +172,9 @@ def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=
     network whose free nodes fall into twin classes and blocks (a
     dragonfly's routers and groups, a fat tree's edge switches and pods)
     the search over block and class counts runs first, for half the time
-    left. ``profiles=False`` skips these searches.
+    left. ``profiles=False`` skips these searches. ``counts`` is read by
+    :func:`solve` on a dragonfly, whose own search over group and router
+    counts runs instead of this function unless ``counts=False``.
 
     >>> D = np.array([[0.0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]])
     >>> r = exact_metric(D, 3, ids=np.arange(4))

@@ -7,6 +7,7 @@ import inspect
 import numpy as np
 
 from ._metric import METRIC_METHODS, gen_alg_hierarchy, machine_problem
+from .dragonfly import dragonfly_exact, is_dragonfly
 from .engine import exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
 from .heuristics._centres import GRID_TORUS_METHODS
@@ -118,10 +119,20 @@ def _solve_machine(machine, k, method, options):
         return gen_alg_hierarchy(machine, k)
     if method == "mc1x1":  # from the free grid, without the distance matrix
         return machine_mc1x1(machine, k)
+    if method == "exact" and is_dragonfly(machine) and _counts_apply(options):
+        # a dragonfly: the search over group and router counts, without a matrix
+        return dragonfly_exact(machine, k, time_limit=options.get("time_limit"))
     inst = machine_problem(machine, k)
     if "axes" in sig.parameters:
         options = {**options, "axes": inst.axes}
     return func(inst.D, inst.k, ids=inst.ids, coords=inst.coords, **options)
+
+
+def _counts_apply(options) -> bool:
+    """Whether exact's options leave the dragonfly's count search to run
+    (not ``counts=False``, the pairwise MIP, a relative gap or the cut loop alone)."""
+    return (options.get("counts", True) is True and options.get("formulation", "auto") == "auto"
+            and options.get("profiles", True) is True and not options.get("rel_gap", 0.0))
 
 
 def _solve_grid(machine, k, method):

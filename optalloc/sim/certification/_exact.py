@@ -232,6 +232,13 @@ def _integral(machine) -> bool:
     return bool(np.all(D == np.round(D)))
 
 
+def counts_only(machine) -> bool:
+    """Whether the exact solve reads no distance matrix at any size (a
+    dragonfly: the search over group and router counts)."""
+    h = machine.hierarchy
+    return h is not None and h.kind == "dragonfly"
+
+
 def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=None, quick=False) -> Solved:
     """The optimum of k of the nodes ``free_ids`` of ``machine``, or a bracket.
 
@@ -245,8 +252,9 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
     which holds in every metric (for the states left when a run's total
     time is spent).  A state of more than :data:`EXACT_MAX_FREE` free
     nodes gets :func:`large_state_bound` instead, whatever ``exact``:
-    status ``"bracket"``. A machine of hosts on a tree of switches (a fat
-    tree, ``Machine.from_tree``) is solved by
+    status ``"bracket"`` (on a dragonfly, whose exact solve reads no
+    matrix, only without ``exact``). A machine of hosts on a tree of
+    switches (a fat tree, ``Machine.from_tree``) is solved by
     :func:`~optalloc.ksubset.tree_exact`'s dynamic program at any size and
     whatever ``exact`` (it costs less than the bounds): status ``"optimal"``.
     """
@@ -256,7 +264,8 @@ def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=No
     if tree is not None:  # exact in O(free nodes x k): no bracket needed, whatever the size
         v = tree_subset(tree, free_ids, k)[1]
         return Solved(v, v, "optimal", time.perf_counter() - t0)
-    if len(free_ids) > EXACT_MAX_FREE:  # no exact solve, no dense bound: the bracket in O(n log n)
+    if len(free_ids) > EXACT_MAX_FREE and not (exact and counts_only(machine)):
+        # no exact solve, no dense bound: the bracket in O(n log n)
         lower = large_state_bound(machine, free_ids, k)
         if _integral(machine):
             lower = float(math.ceil(lower - 1e-6))

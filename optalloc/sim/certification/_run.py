@@ -27,7 +27,7 @@ import numpy as np
 from ..._progress import Progress
 from ..engine._simulate import _as_allocation, simulate
 from ._canonical import canonical_key, exact_key
-from ._exact import EXACT_MAX_FREE, Solved, State, StateSolver, _integral, solve_state
+from ._exact import EXACT_MAX_FREE, Solved, State, StateSolver, _integral, counts_only, solve_state
 from ._machine import guarantee_of, metric_name, metric_weight
 from ._result import Certification
 from ._rows import TOL, DecisionRow
@@ -153,7 +153,8 @@ class _Certifier:
         mask = np.zeros(self.plan.machine.size, dtype=bool)
         mask[d.free_ids] = True
         repeat = symmetric = None
-        if self.caching and len(d.free_ids) <= EXACT_MAX_FREE:  # a larger state gets cheap bounds: no key kept
+        if self.caching and (len(d.free_ids) <= EXACT_MAX_FREE or counts_only(self.plan.machine)):
+            # a larger state gets cheap bounds (but on a dragonfly): no key kept
             repeat = exact_key(d.free_ids, d.k)
             symmetric = canonical_key(self.plan.machine, d.free_ids, d.k)
         self.decisions.append(_Decision(d.index, d.job.job_id, float(d.time), d.k, len(d.free_ids), tuple(ws),
