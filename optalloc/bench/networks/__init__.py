@@ -7,6 +7,9 @@ One module per part, each a ``rows(*, quick, progress)`` of
     exact on trees of switches (the dynamic program) on ``fattree:32``
     with half the hosts free, against Gen-Alg there and today's exact
     solver on small fat trees; ``certify`` along the bundled trace;
+``dragonfly``
+    exact on the 72-node dragonfly by the search over group and router
+    counts, against the cut loop over the distance matrix;
 ``slurm``
     reading a Slurm ``topology.conf`` of 8,192 nodes, and one decision of
     the ``slurm:tree`` allocator against Gen-Alg on the same tree;
@@ -24,7 +27,7 @@ from .._common import BenchRow
 __all__ = ["PARTS", "run_networks"]
 
 #: the parts of the suite, in the order they run
-PARTS = ("tree", "slurm", "torus")
+PARTS = ("tree", "dragonfly", "slurm", "torus")
 
 
 def run_networks(*, quick: bool = False, parts=None, progress=None) -> list[BenchRow]:

@@ -14,7 +14,7 @@ import numpy as np
 from optalloc.ksubset import solve
 from optalloc.machine import dragonfly
 
-from ._common import BenchRow
+from .._common import BenchRow
 
 __all__ = ["rows", "today_exact"]
 
