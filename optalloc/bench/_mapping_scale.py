@@ -106,6 +106,7 @@ def cases(quick: bool = False) -> list[tuple[str, object, tuple[int, ...]]]:
         ("stencil 16x16x16", lambda: stencil((16, 16, 16), sparse=True), (8, 16, 32)),
         ("stencil 64x64 (2-D)", lambda: stencil((64, 64), sparse=True), (16, 16, 16)),
         ("stencil 32x32x16", lambda: stencil((32, 32, 16), sparse=True), (16, 32, 32)),
+        ("stencil 128x128 (2-D)", lambda: stencil((128, 128), sparse=True), (16, 32, 32)),
         ("CG 32x32", lambda: cg_pattern(32, 32), (8, 8, 16)),
         ("MG 16x16x16", lambda: mg_pattern((16, 16, 16)), (8, 16, 32)),
         ("random 4096, degree 8", lambda: random_sparse(4096, 8 / 4095, rng=7, sparse=True), (16, 16, 16)),
