@@ -106,6 +106,12 @@ def _check(res, W, machine, crit="classic"):
     n = W.shape[0]
     assert perm.dtype.kind == "i" and len(perm) == n and len(np.unique(perm)) == n
     assert res.objective == pytest.approx(mapping_cost(W, machine, perm, crit))
+    # and by the dense QAP objective over plain loops: sum_ij W[i, j] C[p(i), p(j)]
+    C = cost_matrix(machine, crit)
+    if C.shape[0] == n:
+        A = W.toarray() if sparse.issparse(W) else np.asarray(W, dtype=float)
+        dense = sum(A[i, j] * C[perm[i], perm[j]] for i in range(n) for j in range(n) if A[i, j])
+        assert res.objective == pytest.approx(dense)
     assert res.bound <= res.objective + 1e-9
 
 
