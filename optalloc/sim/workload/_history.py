@@ -33,7 +33,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import hostlist
 import numpy as np
@@ -172,7 +172,7 @@ def _time(text, what) -> float | None:
             except ValueError:
                 raise ValueError(f"{what} must be a date such as 2024-05-01T12:00:00 or seconds, got {s!r}") from None
             if d.tzinfo is None:
-                d = d.replace(tzinfo=timezone.utc)
+                d = d.replace(tzinfo=UTC)
             return d.timestamp()
     if not math.isfinite(value):
         raise ValueError(f"{what} must be a finite time, got {text!r}")
