@@ -40,7 +40,7 @@ import numpy as np
 
 from ..._text import read_data
 
-__all__ = ["History", "HistoryReport", "Placement", "read_history", "read_sacct"]
+__all__ = ["History", "HistoryReport", "Placement", "history_nodes", "read_history", "read_sacct"]
 
 _NEEDED = ("JobID", "Start", "End", "NodeList")
 _NEVER = {"", "unknown", "none", "n/a"}
@@ -154,6 +154,22 @@ class _Resolver:
         if len(set(ids)) != len(ids):
             raise ValueError(f"node list {value!r} names a node twice")
         return ids
+
+
+def history_nodes(machine, nodes) -> tuple:
+    """The node ids of ``nodes`` on ``machine``, named as a history names them.
+
+    ``nodes`` is a hostlist expression, names or ids separated by spaces,
+    or a list; names resolve through the machine's labels, or are ids or
+    ``nid`` numbers on a machine without labels.
+
+    Examples
+    --------
+    >>> from optalloc.machine import Machine
+    >>> history_nodes(Machine((4, 4)), "nid[00014-00015]")
+    (14, 15)
+    """
+    return _Resolver(machine).nodes(nodes)
 
 
 def _time(text, what) -> float | None:
