@@ -93,3 +93,13 @@ def test_csv_and_json_on_a_mesh(tmp_path):
         read_history('job_id,start,end,nodes\n1,0,10,16\n', m)
     with pytest.raises(ValueError, match="missing nodes"):
         read_history('job_id,start,end\n1,0,10\n', m)
+
+
+def test_node_ids_on_a_generated_fat_tree():
+    from optalloc.machine import fat_tree
+
+    m = fat_tree(4)  # labels are tuples: node ids name the nodes
+    h = read_history("job_id,start,end,nodes\n1,0,10,3 15\n", m)
+    assert h[0].nodes == (3, 15)
+    with pytest.raises(ValueError, match="not a node"):
+        read_history("job_id,start,end,nodes\n1,0,10,16\n", m)

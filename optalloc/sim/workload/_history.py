@@ -21,7 +21,9 @@ Two layouts are read:
 
 Host names resolve through the machine's labels (a ``topology.conf``, a
 network file with labels); on a machine without labels (a mesh or torus)
-names are node ids, plain (``17``) or Cray ``nid`` numbers (``nid00017``).
+names are node ids, plain (``17``) or Cray ``nid`` numbers (``nid00017``);
+on a machine whose labels are not host names (a generated fat tree's or
+dragonfly's tuples) node ids as well.
 """
 
 from __future__ import annotations
@@ -117,6 +119,8 @@ class _Resolver:
     def __init__(self, machine):
         self.machine = machine
         self.index = None if machine.labels is None else {str(v): i for i, v in enumerate(machine.labels)}
+        # labels a hostlist cannot hold (a fat tree's or dragonfly's tuples): node ids name the nodes too
+        self.ids_too = machine.labels is not None and not all(isinstance(v, str) for v in machine.labels)
 
     def one(self, name) -> int:
         n = self.machine.n
@@ -127,6 +131,8 @@ class _Resolver:
         name = str(name).strip()
         if self.index is not None:
             i = self.index.get(name)
+            if i is None and self.ids_too and name.isdigit() and int(name) < n:
+                i = int(name)
             if i is None:
                 raise ValueError(f"{name!r} is not a node of the {self.machine.describe()}")
             return i
