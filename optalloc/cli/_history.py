@@ -8,6 +8,8 @@ placements beside the simulator's allocators on the same free sets.
 
 from __future__ import annotations
 
+import os
+
 from optalloc.sim.certification import HISTORY, certify_history
 from optalloc.sim.workload import read_history
 
@@ -49,7 +51,8 @@ def cmd_history(args) -> int:
     names = [] if args.allocators.strip().lower() in ("", "none") else _split(args.allocators)
     history = read_history(args.history, machine, strict=not args.skip_bad_lines)
     with progress_for(args, "history") as progress:
-        cert = certify_history(history, machine, allocators=names, busy=args.busy, time_limit=args.time_limit,
+        cert = certify_history(history, machine, allocators=names, busy=args.busy, exact=not args.no_exact,
+                               time_limit=args.time_limit,
                                workers=args.workers, progress=progress)
     if args.out:
         if ext == ".csv":
@@ -59,7 +62,9 @@ def cmd_history(args) -> int:
     if args.json:
         print_json({"history": args.history, **cert.to_dict(), "jobs": [_job(r, cert.names) for r in cert.rows]})
     else:
-        print(f"history: {args.history} on {cert.machine_text}; W of the placements ({HISTORY}) and of "
+        shown = os.path.relpath(args.history)
+        shown = args.history if shown.startswith("..") else shown
+        print(f"history: {shown} on {cert.machine_text}; W of the placements ({HISTORY}) and of "
               f"{', '.join(cert.names[1:]) or 'no allocator'} on the same free nodes, over the optimum")
         print(cert.table())
         if args.out:
@@ -88,6 +93,8 @@ def register(sub) -> None:
     p.add_argument("--time-limit", type=float, default=60.0, metavar="S",
                    help="seconds per exact solve where the optimum is not found by a tree's dynamic program "
                    "(default 60); a state that runs out keeps its certified bracket")
+    p.add_argument("--no-exact", action="store_true",
+                   help="cheap lower bounds only where no dynamic program proves the optimum (ratio intervals)")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="solve the optima in N local processes")
     p.add_argument("--skip-bad-lines", action="store_true",
                    help="skip (and count) malformed lines, unknown hosts and jobs ending before they start "
