@@ -11,7 +11,7 @@ import pytest
 
 from optalloc import instance_path
 from optalloc.machine import Machine, fat_tree, format_nodelist, read_topology
-from optalloc.sim import certify, read_swf
+from optalloc.sim import certify, read_swf, work_multiple
 from optalloc.sim.certification import HISTORY, certify_history
 
 
@@ -26,9 +26,10 @@ def _sacct(records, machine) -> str:
 @pytest.mark.parametrize("driver", ["gen-alg", "slurm:tree"])
 def test_round_trip_of_a_simulated_run(driver):
     m = read_topology(instance_path("topology.conf"))
-    trace = read_swf(instance_path("small.swf"))
+    trace = work_multiple(read_swf(instance_path("small.swf")), 4)  # jobs wait: busy machines, shared starts
     cert = certify(trace, m, driver=driver, allocators=(driver, "gen-alg") if driver != "gen-alg" else (driver,))
-    text = _sacct(cert.simulation.records, m)
+    order = {r.job_id: i for i, r in enumerate(cert.rows)}  # jobs starting at one time: in decision order
+    text = _sacct(sorted(cert.simulation.records, key=lambda r: order[r.job_id]), m)
     hist = certify_history(text, m, allocators=("gen-alg",))
     assert not hist.conflicts and hist.history_report.steps == len(cert.rows)
     assert len(hist.rows) == len(cert.rows) and hist.n_proven == len(hist.rows)
@@ -101,3 +102,10 @@ def test_a_torus_history_with_nid_numbers():
     assert [r.W[0] for r in hist.rows] == [8.0, 0.0, 1.0]
     assert all(r.proven for r in hist.rows) and hist.rows[0].upper == 8.0
     assert hist.to_dict()["placements"] == 3
+
+
+def test_jobs_starting_together_take_their_free_sets_in_file_order():
+    m = read_topology(instance_path("topology.conf"))
+    text = "JobID|Start|End|NNodes|NodeList\n9|5|20|2|cn[001-002]\n3|5|20|1|cn003\n4|0|5|4|cn[001-004]\n"
+    hist = certify_history(text, m, allocators=())
+    assert [(r.job_id, r.n_free) for r in hist.rows] == [("4", 128), ("9", 128), ("3", 126)]

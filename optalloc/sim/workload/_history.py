@@ -103,12 +103,13 @@ class HistoryReport:
 
 class History(tuple):
     """The placements of a history in start order (a tuple of
-    :class:`Placement`), with the :class:`HistoryReport` of its reading."""
+    :class:`Placement`; jobs starting at one time in the order given),
+    with the :class:`HistoryReport` of its reading."""
 
     report: HistoryReport
 
     def __new__(cls, placements, report=None):
-        self = super().__new__(cls, sorted(placements, key=lambda p: (p.start, p.end)))
+        self = super().__new__(cls, sorted(placements, key=lambda p: p.start))  # ties: in file order
         self.report = report if report is not None else HistoryReport(placements=len(self))
         return self
 
