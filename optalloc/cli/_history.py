@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from optalloc.sim.certification import HISTORY, certify_history
+from optalloc.sim.plots import plot_history
 from optalloc.sim.workload import read_history
 
 from ._common import (
@@ -46,6 +47,7 @@ def cmd_history(args) -> int:
     if machine.n_free != machine.size:
         raise UsageError(f"--machine {args.machine}: a machine map with busy nodes; give the busy nodes with --busy")
     ext = check_out(args.out, args.force, exts=(".csv", ".jsonl", ".json"))
+    check_out(args.plot, args.force, option="--plot", exts=(".png", ".svg", ".pdf"))
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     names = [] if args.allocators.strip().lower() in ("", "none") else _split(args.allocators)
@@ -59,6 +61,8 @@ def cmd_history(args) -> int:
             cert.to_csv(args.out, overwrite=args.force)
         else:
             cert.to_jsonl(args.out, overwrite=args.force)
+    if args.plot:
+        plot_history(cert, args.plot, overwrite=args.force)
     if args.json:
         print_json({"history": args.history, **cert.to_dict(), "jobs": [_job(r, cert.names) for r in cert.rows]})
     else:
@@ -67,8 +71,9 @@ def cmd_history(args) -> int:
         print(f"history: {shown} on {cert.machine_text}; W of the placements ({HISTORY}) and of "
               f"{', '.join(cert.names[1:]) or 'no allocator'} on the same free nodes, over the optimum")
         print(cert.table())
-        if args.out:
-            print(f"written: {args.out}")
+        for f in (args.out, args.plot):
+            if f:
+                print(f"written: {f}")
     return EXIT_OK
 
 
@@ -101,7 +106,9 @@ def register(sub) -> None:
                    "instead of stopping at the first")
     p.add_argument("--json", action="store_true", help="JSON output: the summary and one entry per job")
     p.add_argument("--out", metavar="FILE", help="write one row per job (.csv, or JSON lines for .jsonl/.json)")
-    p.add_argument("--force", action="store_true", help="overwrite the --out file")
+    p.add_argument("--plot", metavar="FILE", help="draw the history's certified ratio by job size and over time, "
+                   "beside the allocators' means (.png, .svg or .pdf)")
+    p.add_argument("--force", action="store_true", help="overwrite the --out and --plot files")
     add_quiet(p)
     p.set_defaults(func=cmd_history, flags={"busy": "--busy", "time_limit": "--time-limit",
                                             "allocators": "--allocators"})

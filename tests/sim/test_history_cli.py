@@ -29,6 +29,9 @@ def test_history_table_json_and_out(capsys, tmp_path):
     assert len(out_file.read_text().splitlines()) == len(cert.rows) + 1
     assert main(args) == 2 and "exists" in capsys.readouterr().err
     assert main([*args, "--force"]) == 0
+    png = tmp_path / "ratio.png"
+    assert main(["history", "history-sacct.txt", "--machine", "topology.conf", "-q", "--plot", str(png)]) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
 
 
 def test_history_bad_input(capsys, tmp_path):
