@@ -109,3 +109,23 @@ def test_jobs_starting_together_take_their_free_sets_in_file_order():
     text = "JobID|Start|End|NNodes|NodeList\n9|5|20|2|cn[001-002]\n3|5|20|1|cn003\n4|0|5|4|cn[001-004]\n"
     hist = certify_history(text, m, allocators=())
     assert [(r.job_id, r.n_free) for r in hist.rows] == [("4", 128), ("9", 128), ("3", 126)]
+
+
+def test_unsorted_lines_progress_and_json():
+    m = read_topology(instance_path("topology.conf"))
+    text = ("JobID|Start|End|NNodes|NodeList\n"
+            "3|2024-05-01T10:30:00|2024-05-01T12:00:00|2|cn[003-004]\n"
+            "1|2024-05-01T10:00:00|2024-05-01T11:00:00|2|cn[001,017]\n"
+            "2|2024-05-01T10:10:00|2024-05-01T10:20:00|3|cn[001,005-006]\n")
+    seen = []
+    hist = certify_history(text, m, allocators=("gen-alg",), progress=lambda done, total: seen.append((done, total)))
+    assert [r.job_id for r in hist.rows] == ["1", "3"] and hist.rows[1].time - hist.rows[0].time == 1800
+    assert seen and seen[-1][0] == seen[-1][1]
+    d = json.loads(json.dumps(hist.to_dict()))
+    assert d["conflicts"] == [{"job_id": "2", "overlaps": "1", "nodes": 1}]
+    assert d["summary"][0]["name"] == "history" and d["placements"] == 2
+    assert hist.rows[0].W[0] == 4.0 and hist.rows[0].upper == 2.0 and hist.rows[0].ratios()[0] == (2.0, 2.0)
+    with pytest.raises(ValueError, match="progress"):
+        certify_history(text, m, progress="yes")
+    with pytest.raises(ValueError, match="time_limit"):
+        certify_history(text, m, time_limit=-1)
