@@ -55,7 +55,7 @@ def cmd_history(args) -> int:
     with progress_for(args, "history") as progress:
         cert = certify_history(history, machine, allocators=names, busy=args.busy, exact=not args.no_exact,
                                time_limit=args.time_limit,
-                               workers=args.workers, progress=progress)
+                               workers=args.workers, cluster=args.scheduler_address, progress=progress)
     if args.out:
         if ext == ".csv":
             cert.to_csv(args.out, overwrite=args.force)
@@ -101,6 +101,8 @@ def register(sub) -> None:
     p.add_argument("--no-exact", action="store_true",
                    help="cheap lower bounds only where no dynamic program proves the optimum (ratio intervals)")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="solve the optima in N local processes")
+    p.add_argument("--scheduler-address", metavar="tcp://HOST:PORT",
+                   help="solve the optima on this Dask scheduler's workers")
     p.add_argument("--skip-bad-lines", action="store_true",
                    help="skip (and count) malformed lines, unknown hosts and jobs ending before they start "
                    "instead of stopping at the first")

@@ -129,3 +129,25 @@ def test_unsorted_lines_progress_and_json():
         certify_history(text, m, progress="yes")
     with pytest.raises(ValueError, match="time_limit"):
         certify_history(text, m, time_limit=-1)
+
+
+def _key(cert):
+    return [(r.job_id, r.k, r.n_free, r.W, r.lower, r.upper, r.status) for r in cert.rows]
+
+
+@pytest.mark.slow
+def test_workers_and_dask_equal_the_serial_run():
+    m = Machine((6, 6))
+    cert = certify(read_swf(instance_path("small.swf"), max_procs=36).head(40), m, driver="mc1x1", allocators=("mc1x1",))
+    order = {r.job_id: i for i, r in enumerate(cert.rows)}
+    lines = ["job_id,start,end,nodes"] + [
+        f"{r.job_id},{r.start!r},{r.end!r},{' '.join(map(str, r.nodes))}"
+        for r in sorted(cert.simulation.records, key=lambda r: order[r.job_id])]
+    text = "\n".join(lines) + "\n"
+    plain = certify_history(text, m, allocators=("gen-alg",))
+    assert [(r.W[0], r.lower, r.upper) for r in plain.rows] == [(r.W[0], r.lower, r.upper) for r in cert.rows]
+    assert _key(certify_history(text, m, allocators=("gen-alg",), workers=2)) == _key(plain)
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        assert _key(certify_history(text, m, allocators=("gen-alg",), cluster=cluster.scheduler_address)) == _key(plain)

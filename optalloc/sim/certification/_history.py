@@ -51,8 +51,8 @@ class HistoryCertification(Certification):
     """The certified placements of a job history (a :class:`Certification`
     whose driver is :data:`HISTORY`; ``simulation`` is None).
 
-    Extra attributes
-    ----------------
+    Attributes
+    ----------
     conflicts : tuple of (str, str, int)
         Jobs not certified: (job id, what its nodes overlap: a running
         job's id or ``"busy"``, nodes in common).
