@@ -9,8 +9,8 @@ and summaries; ``read_certification`` reads a decision file back.
 
 from ._canonical import canonical_key
 from ._certify import DEFAULT_ALLOCATORS, certify, default_allocators, default_driver
-from ._history import HISTORY, HistoryCertification, certify_history
 from ._exact import EXACT_MAX_FREE, large_state_bound
+from ._history import HISTORY, HistoryCertification, certify_history
 from ._read import CertificationFile, read_certification
 from ._result import AllocatorSummary, Certification, SizeSummary
 from ._rows import DecisionRow
