@@ -56,7 +56,7 @@ def test_every_command_with_a_machine_takes_weight():
         if "--machine" in flags:
             with_machine.append(name)
             assert "--weight" in flags, f"{name} reads --machine but has no --weight"
-    assert set(with_machine) == {"solve", "gap", "order", "map", "simulate", "certify"}
+    assert set(with_machine) == {"solve", "gap", "order", "map", "simulate", "certify", "history"}
 
 
 def _distances(G, weight):

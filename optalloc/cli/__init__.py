@@ -3,7 +3,7 @@
 It calls public names only (each package's ``__all__``); the library never
 imports it. One module per command group: ``_ksubset`` (solve, gap),
 ``_order`` (order), ``_qap`` (map, qap), ``_sim`` (simulate, certify,
-sweep), ``_workload`` (workload), ``_bench`` (bench); ``_common`` holds what they share.
+sweep), ``_history`` (history), ``_workload`` (workload), ``_bench`` (bench); ``_common`` holds what they share.
 
 Every command names its machine with ``--machine SPEC``
 (:func:`optalloc.machine.parse_machine`: ``16x16``, ``"8x8 torus"``,
@@ -31,7 +31,7 @@ import sys
 from optalloc import __version__, instance_names
 from optalloc._pyomo import solver_logs
 
-from . import _bench, _ksubset, _order, _plot, _qap, _sim, _workload
+from . import _bench, _history, _ksubset, _order, _plot, _qap, _sim, _workload
 from ._common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, Parser, UsageError, name_flags
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NO_SOLUTION", "EXIT_OK", "UsageError", "build_parser", "main"]
@@ -56,6 +56,7 @@ def build_parser() -> Parser:
     _order.register(sub)
     _qap.register(sub)
     _sim.register(sub)
+    _history.register(sub)
     _workload.register(sub)
     _plot.register(sub)
     return parser

@@ -10,6 +10,7 @@ and summaries; ``read_certification`` reads a decision file back.
 from ._canonical import canonical_key
 from ._certify import DEFAULT_ALLOCATORS, certify, default_allocators, default_driver
 from ._exact import EXACT_MAX_FREE, large_state_bound
+from ._history import HISTORY, HistoryCertification, certify_history
 from ._read import CertificationFile, read_certification
 from ._result import AllocatorSummary, Certification, SizeSummary
 from ._rows import DecisionRow
@@ -21,9 +22,12 @@ __all__ = [
     "DEFAULT_ALLOCATORS",
     "DecisionRow",
     "EXACT_MAX_FREE",
+    "HISTORY",
+    "HistoryCertification",
     "SizeSummary",
     "canonical_key",
     "certify",
+    "certify_history",
     "default_allocators",
     "default_driver",
     "large_state_bound",
