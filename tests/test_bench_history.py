@@ -2,7 +2,7 @@
 
 import pytest
 
-from optalloc.bench._history import rows
+from optalloc.bench.networks._history import rows
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ SUITES = ("heuristics", "exact", "ptas", "qap", "sim", "curves", "topologies", "
 #: the parts of ``--suite scale`` (:data:`optalloc.bench.scale.PARTS`)
 SCALE_PARTS = ("mc", "centres", "speed", "networks", "workload", "sim", "order", "targets")
 #: the parts of ``--suite networks`` (:data:`optalloc.bench.networks.PARTS`)
-NETWORK_PARTS = ("tree", "dragonfly", "slurm", "torus")
+NETWORK_PARTS = ("tree", "dragonfly", "slurm", "history", "torus")
 
 
 def cmd_bench(args) -> int:

@@ -13,6 +13,10 @@ One module per part, each a ``rows(*, quick, progress)`` of
 ``slurm``
     reading a Slurm ``topology.conf`` of 8,192 nodes, and one decision of
     the ``slurm:tree`` allocator against Gen-Alg on the same tree;
+``history``
+    replaying and certifying a job history written as sacct text (the
+    bundled trace on the bundled ``topology.conf``; 10,000 Lublin jobs on
+    ``fattree:32``) against ``certify`` of the same run;
 ``torus``
     exact on 16 x 16 and 8 x 8 x 8 tori against the mesh with the same
     free nodes and against the solver without the idle torus's optimum.
@@ -27,7 +31,7 @@ from .._common import BenchRow
 __all__ = ["PARTS", "run_networks"]
 
 #: the parts of the suite, in the order they run
-PARTS = ("tree", "dragonfly", "slurm", "torus")
+PARTS = ("tree", "dragonfly", "slurm", "history", "torus")
 
 
 def run_networks(*, quick: bool = False, parts=None, progress=None) -> list[BenchRow]:

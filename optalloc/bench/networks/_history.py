@@ -23,7 +23,7 @@ from optalloc.machine import format_nodelist, parse_machine, read_topology
 from optalloc.sim import certify, lublin_workload, read_swf, simulate, work_multiple
 from optalloc.sim.certification import certify_history
 
-from ._common import BenchRow
+from .._common import BenchRow
 
 __all__ = ["rows"]
 
