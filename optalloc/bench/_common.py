@@ -51,6 +51,22 @@ class BenchRow:
         return {**self.__dict__, "ratio": self.ratio}
 
 
+def run_parts(package: str, all_parts: tuple, parts, *, quick: bool, progress) -> list[BenchRow]:
+    """The rows of the given parts (default ``all_parts``) of a suite
+    whose parts are the modules ``package._<part>``, each with
+    ``rows(*, quick, progress)``; ValueError for an unknown part."""
+    import importlib
+
+    chosen = all_parts if parts is None else tuple(parts)
+    unknown = [p for p in chosen if p not in all_parts]
+    if unknown:
+        raise ValueError(f"unknown part {unknown[0]!r}; choose from {', '.join(all_parts)}")
+    out: list[BenchRow] = []
+    for part in chosen:
+        out.extend(importlib.import_module(f"{package}._{part}").rows(quick=quick, progress=progress))
+    return out
+
+
 def format_table(rows: list[BenchRow]) -> str:
     """The text table of :class:`BenchRow` rows (times, ratio, agreement)."""
     head = ("case", "instance", "time", "baseline", "baseline time", "baseline/ours", "agree")

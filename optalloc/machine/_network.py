@@ -9,6 +9,22 @@ import operator
 import numpy as np
 
 
+def edge_length(u, v, data: dict, weight) -> float:
+    """The length of the link (u, v) of a graph (its ``weight`` attribute,
+    1 without one); a one-line ValueError for a self-loop or a length that
+    is not a positive finite number."""
+    if u == v:
+        raise ValueError(f"`G` has a self-loop at node {u!r}; remove self-loops first")
+    length = 1.0 if weight is None else data.get(weight, 1.0)
+    try:
+        length = float(length)
+    except (TypeError, ValueError):
+        raise ValueError(f"`G` edge ({u!r}, {v!r}): {weight!r} must be a number, got {length!r}") from None
+    if not (math.isfinite(length) and length > 0):
+        raise ValueError(f"`G` edge ({u!r}, {v!r}): {weight!r} must be positive and finite, got {length}")
+    return length
+
+
 def graph_links(G, weight, max_nodes: int):
     """Labels and links ``(i, j, length)`` of a connected undirected graph;
     a one-line ValueError for what a machine cannot be."""
@@ -22,15 +38,7 @@ def graph_links(G, weight, max_nodes: int):
     index = {v: i for i, v in enumerate(labels)}
     best: dict[tuple[int, int], float] = {}
     for u, v, data in G.edges(data=True):
-        if u == v:
-            raise ValueError(f"`G` has a self-loop at node {u!r}; remove self-loops first")
-        length = 1.0 if weight is None else data.get(weight, 1.0)
-        try:
-            length = float(length)
-        except (TypeError, ValueError):
-            raise ValueError(f"`G` edge ({u!r}, {v!r}): {weight!r} must be a number, got {length!r}") from None
-        if not (math.isfinite(length) and length > 0):
-            raise ValueError(f"`G` edge ({u!r}, {v!r}): {weight!r} must be positive and finite, got {length}")
+        length = edge_length(u, v, data, weight)
         key = tuple(sorted((index[u], index[v])))
         best[key] = min(length, best.get(key, math.inf))
     edges = tuple((i, j, w) for (i, j), w in sorted(best.items()))

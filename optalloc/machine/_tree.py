@@ -20,9 +20,9 @@ machine, vertices ``n ..`` are switches.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+
+from ._network import edge_length
 
 __all__ = ["SwitchTree", "fat_tree_switches", "tree_from_graph"]
 
@@ -223,16 +223,8 @@ def tree_from_graph(G, hosts, *, weight: str | None = None, root=None) -> tuple[
     nbr: list[list[int]] = [[] for _ in range(V)]
     lengths: dict[tuple[int, int], float] = {}
     for u, v, data in G.edges(data=True):
-        if u == v:
-            raise ValueError(f"`G` has a self-loop at {u!r}")
+        value = edge_length(u, v, data, weight)
         a, b = index[u], index[v]
-        value = 1.0 if weight is None else data.get(weight, 1.0)
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"`G` edge ({u!r}, {v!r}): {weight!r} must be a number, got {value!r}") from None
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"`G` edge ({u!r}, {v!r}): {weight!r} must be positive and finite, got {value}")
         nbr[a].append(b)
         nbr[b].append(a)
         lengths[(min(a, b), max(a, b))] = value

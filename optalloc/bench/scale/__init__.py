@@ -31,9 +31,7 @@ One module per part, each a ``rows(*, quick, progress)`` of
 
 from __future__ import annotations
 
-import importlib
-
-from .._common import BenchRow
+from .._common import BenchRow, run_parts
 
 __all__ = ["PARTS", "run_scale"]
 
@@ -49,12 +47,4 @@ def run_scale(*, quick: bool = False, parts=None, progress=None) -> list[BenchRo
     ValueError
         An unknown part.
     """
-    chosen = PARTS if parts is None else tuple(parts)
-    unknown = [p for p in chosen if p not in PARTS]
-    if unknown:
-        raise ValueError(f"unknown part {unknown[0]!r}; choose from {', '.join(PARTS)}")
-    out: list[BenchRow] = []
-    for part in chosen:
-        module = importlib.import_module(f"{__name__}._{part}")
-        out.extend(module.rows(quick=quick, progress=progress))
-    return out
+    return run_parts(__name__, PARTS, parts, quick=quick, progress=progress)
