@@ -139,8 +139,8 @@ class SwitchTree:
     def lca(self, a, b) -> np.ndarray:
         """The lowest common ancestor of vertices ``a[t]`` and ``b[t]``."""
         a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+        shape = a.shape
         a, b = a.reshape(-1).copy(), b.reshape(-1).copy()
-        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
         swap = self.level[a] < self.level[b]
         a[swap], b[swap] = b[swap], a[swap]
         gap = self.level[a] - self.level[b]
@@ -157,7 +157,7 @@ class SwitchTree:
     def pair_distances(self, i, j) -> np.ndarray:
         """Path lengths between hosts (or vertices) ``i[t]`` and ``j[t]``, broadcasting."""
         i, j = np.broadcast_arrays(np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64))
-        top = self.lca(i, j).reshape(i.shape)
+        top = self.lca(i, j)
         return self.depth[i] + self.depth[j] - 2.0 * self.depth[top]
 
     def block(self, nodes) -> np.ndarray:
