@@ -54,7 +54,7 @@ def cmd_history(args) -> int:
     history = read_history(args.history, machine, strict=not args.skip_bad_lines)
     with progress_for(args, "history") as progress:
         cert = certify_history(history, machine, allocators=names, busy=args.busy, exact=not args.no_exact,
-                               time_limit=args.time_limit,
+                               time_limit=args.time_limit, total_time_limit=args.total_time_limit,
                                workers=args.workers, cluster=args.scheduler_address, progress=progress)
     if args.out:
         if ext == ".csv":
@@ -98,6 +98,9 @@ def register(sub) -> None:
     p.add_argument("--time-limit", type=float, default=60.0, metavar="S",
                    help="seconds per exact solve where the optimum is not found by a tree's dynamic program "
                    "(default 60); a state that runs out keeps its certified bracket")
+    p.add_argument("--total-time-limit", type=float, metavar="S",
+                   help="seconds for the whole run, shared among the states as they are solved (at most "
+                   "--time-limit each); states not solved by then keep cheap bounds")
     p.add_argument("--no-exact", action="store_true",
                    help="cheap lower bounds only where no dynamic program proves the optimum (ratio intervals)")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="solve the optima in N local processes")
@@ -113,4 +116,5 @@ def register(sub) -> None:
     p.add_argument("--force", action="store_true", help="overwrite the --out and --plot files")
     add_quiet(p)
     p.set_defaults(func=cmd_history, flags={"busy": "--busy", "time_limit": "--time-limit",
+                                            "total_time_limit": "--total-time-limit",
                                             "allocators": "--allocators"})

@@ -151,3 +151,27 @@ def test_workers_and_dask_equal_the_serial_run():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         assert _key(certify_history(text, m, allocators=("gen-alg",), cluster=cluster.scheduler_address)) == _key(plain)
+
+
+def test_a_total_time_limit_keeps_a_bracket_for_every_placement():
+    """A run stopped by its total time limit certifies every placement: the
+    states not solved keep a bound at most the optimum the full run proves."""
+    m = Machine((6, 6))
+    cert = certify(read_swf(instance_path("small.swf"), max_procs=36).head(30), m, driver="mc1x1",
+                   allocators=("mc1x1",))
+    order = {r.job_id: i for i, r in enumerate(cert.rows)}
+    lines = ["job_id,start,end,nodes"] + [
+        f"{r.job_id},{r.start!r},{r.end!r},{' '.join(map(str, r.nodes))}"
+        for r in sorted(cert.simulation.records, key=lambda r: order[r.job_id])]
+    text = "\n".join(lines) + "\n"
+    full = certify_history(text, m, allocators=())
+    assert full.termination == "optimal" and full.total_time_limit is None
+    short = certify_history(text, m, allocators=(), total_time_limit=1e-9)
+    assert short.termination == "total_time_limit" and short.total_time_limit == 1e-9
+    assert len(short.rows) == len(full.rows) and short.n_proven < len(full.rows)
+    for r, f in zip(short.rows, full.rows):
+        assert r.lower <= f.upper + 1e-9 <= r.upper + 2e-9
+    assert "stopped at the total time limit" in short.table()
+    assert json.loads(json.dumps(short.to_dict()))["termination"] == "total_time_limit"
+    with pytest.raises(ValueError, match="total_time_limit"):
+        certify_history(text, m, total_time_limit=0)

@@ -41,7 +41,8 @@ def test_history_bad_input(capsys, tmp_path):
     base = ["history", str(bad), "--machine", "topology.conf", "-q"]
     for extra, message in (([], "'cn999' is not a node"), (["--allocators", "nonsense"], "unknown method"),
                            (["--busy", "cn[001"], "bad node list"), (["--workers", "0"], "--workers"),
-                           (["--time-limit", "-1"], "--time-limit")):
+                           (["--time-limit", "-1"], "--time-limit"),
+                           (["--total-time-limit", "0"], "--total-time-limit")):
         code = main([*base, *extra] if not extra else [*base, "--skip-bad-lines", *extra])
         err = capsys.readouterr().err
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (extra, err)

@@ -34,11 +34,11 @@ from ..engine._simulate import _as_allocation
 from ..workload import History, history_nodes, read_history
 from ._canonical import canonical_key
 from ._certify import _check_seconds, _check_workers, _prepare
-from ._exact import EXACT_MAX_FREE, State, StateSolver, _integral
+from ._exact import EXACT_MAX_FREE, Solved, State, StateSolver, _integral, solve_state
 from ._machine import metric_name, metric_weight
 from ._result import Certification
 from ._rows import TOL, DecisionRow, _num
-from ._run import _row_bracket
+from ._run import _IDLE_SHARE, _Pacer, _row_bracket
 
 __all__ = ["HISTORY", "HistoryCertification", "certify_history"]
 
@@ -95,6 +95,9 @@ class HistoryCertification(Certification):
         gap = f", mean gap {100 * self.mean_gap:.3f}%" if self.n_proven < n else ""
         lines.append(f"optimum: {self.n_proven}/{n} placements proven{gap}, {self.cache_hits} cache hits, "
                      f"{self.symmetry_hits} symmetric, {self.exact_seconds:.2f} s")
+        if self.termination == "total_time_limit":
+            lines.append(f"stopped at the total time limit of {self.total_time_limit:g} s: the states not solved "
+                         "by then keep the neighbour bound")
         if self.conflicts:
             job, other, common = self.conflicts[0]
             lines.append(f"{len(self.conflicts)} jobs not certified: their nodes overlap a running job's or busy "
@@ -138,7 +141,8 @@ def _busy_mask(machine, busy) -> np.ndarray:
 
 
 def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exact=True, time_limit=60.0,
-                    workers=1, cluster=None, progress=False, cache=True, strict=True) -> HistoryCertification:
+                    workers=1, cluster=None, progress=False, cache=True, strict=True,
+                    total_time_limit=None) -> HistoryCertification:
     """Replay a machine's job history and certify every placement it made.
 
     Parameters
@@ -159,6 +163,11 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
         As in :func:`certify`.
     strict : bool
         When ``history`` is a file: as in :func:`~optalloc.sim.workload.read_history`.
+    total_time_limit : float, optional
+        Seconds for the whole run, as in :func:`certify`: each state's time
+        limit is its share of the time left (at most ``time_limit``; not on
+        Dask); the states not solved when it is spent keep the neighbour
+        bound, and ``termination`` is ``"total_time_limit"``.
 
     Returns
     -------
@@ -196,6 +205,7 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
     if isinstance(allocators, (str, Allocator)):
         allocators = (allocators,)
     _check_seconds(time_limit, "time_limit")
+    _check_seconds(total_time_limit, "total_time_limit")
     workers = _check_workers(workers)
     check_progress(progress)
     entries = []
@@ -266,6 +276,17 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
             if sym is not None:
                 seen_sym.setdefault(sym, pos)
     solved = {}
+    deadline = None if total_time_limit is None else wall0 + total_time_limit
+    stopped = [False]
+
+    def stop():
+        if deadline is not None and _time.perf_counter() > deadline:
+            stopped[0] = True
+        return stopped[0]
+
+    pace = None
+    if deadline is not None and exact and cluster is None:
+        pace = _Pacer(deadline, workers, len(states), time_limit)
     report, scope = library_progress(progress, label="history", unit="states", total=len(states))
     with scope:
         def handle(pos, s):
@@ -276,7 +297,12 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
                 report(len(solved), len(states))
 
         StateSolver(machine, exact=exact, time_limit=time_limit if exact else None, workers=workers,
-                    scheduler=cluster).run(states, handle)
+                    scheduler=cluster, idle_seconds=None if deadline is None else _IDLE_SHARE * total_time_limit,
+                    ).run(states, handle, stop=stop if deadline is not None else None, pace=pace)
+    for s in states:  # the time is spent: the quickest bound for the states not solved
+        if s.pos not in solved:
+            b = solve_state(machine, s.free_ids, s.k, exact=False, quick=True)
+            solved[s.pos] = Solved(b.lower, b.upper, "bracket", 0.0)
 
     # 3. the rows
     integral = _integral(machine)
@@ -294,9 +320,12 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
         "time_limit" if any(r.status == "time_limit" for r in rows) else "bracket")
     if not exact and termination != "optimal":
         termination = "bounds"
+    if stopped[0] and termination != "optimal":
+        termination = "total_time_limit"
     return HistoryCertification(
         tuple(rows), names, HISTORY, None, exact=bool(exact), time_limit=time_limit if exact else None,
         cache_hits=hits["repeat"], exact_seconds=exact_seconds, compare_seconds=compare_seconds,
         runtime=_time.perf_counter() - wall0, symmetry_hits=hits["symmetric"], metric=metric_name(machine),
-        termination=termination, conflicts=tuple(conflicts), history_report=history.report,
+        termination=termination, total_time_limit=total_time_limit, conflicts=tuple(conflicts),
+        history_report=history.report,
         machine_text=machine.describe(), busy=int(down.sum()))
