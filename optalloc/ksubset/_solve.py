@@ -7,7 +7,7 @@ import inspect
 import numpy as np
 
 from ._metric import METRIC_METHODS, gen_alg_hierarchy, machine_problem
-from .dragonfly import dragonfly_exact, is_dragonfly
+from .dragonfly import count_form_fits, dragonfly_exact, is_dragonfly
 from .engine import exact
 from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
 from .heuristics._centres import GRID_TORUS_METHODS
@@ -119,7 +119,7 @@ def _solve_machine(machine, k, method, options):
         return gen_alg_hierarchy(machine, k)
     if method == "mc1x1":  # from the free grid, without the distance matrix
         return machine_mc1x1(machine, k)
-    if method == "exact" and is_dragonfly(machine) and _counts_apply(options):
+    if method == "exact" and is_dragonfly(machine) and count_form_fits(machine.hierarchy) and _counts_apply(options):
         # a dragonfly: the search over group and router counts, without a matrix
         return dragonfly_exact(machine, k, time_limit=options.get("time_limit"))
     inst = machine_problem(machine, k)

@@ -224,3 +224,46 @@ def test_bad_input_is_refused_in_one_line():
     m.allocate(range(70))
     with pytest.raises(ValueError, match=r"^`k` must be between 1 and the number of free nodes \(2\)"):
         dragonfly_exact(m, 3)
+
+
+@pytest.mark.parametrize("params", SMALL[:9], ids=IDS[:9])
+def test_the_tables_for_k_are_the_whole_tables_up_to_k(params):
+    # the solver builds its tables only up to k nodes a group: every entry it can read equals the whole table's,
+    # so the search (and its bracket on a stop) is the same
+    from optalloc.ksubset.dragonfly._search import count_search
+
+    base = dragonfly(*params)
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        m = _state(base, rng)
+        k = int(rng.integers(1, m.n_free + 1))
+        whole = dragonfly_tables(m.hierarchy, m.free)
+        part = dragonfly_tables(m.hierarchy, m.free, k)
+        C = part.top.shape[1] - 1
+        assert C == min(k, int(whole.cap.max())) and part.with_resp == whole.with_resp
+        assert np.array_equal(part.top, whole.top[:, :C + 1]) and np.array_equal(part.whole, whole.whole[:, :C + 1])
+        assert np.array_equal(part.sig, whole.sig[:, :, :C + 1, :C + 1])
+        assert np.array_equal(part.reach, whole.reach[:, :C + 1])
+        for b in range(len(whole.cap)):
+            for x in range(min(C, int(whole.cap[b])) + 1):
+                a, e = whole.vstart[b, x], whole.vstart[b, x + 1]
+                pa, pe = part.vstart[b, x], part.vstart[b, x + 1]
+                assert np.array_equal(part.vec[pa:pe], whole.vec[a:e]) and np.array_equal(part.vsq[pa:pe], whole.vsq[a:e])
+                if whole.with_resp:
+                    assert np.array_equal(part.resp[pa:pe, :, :C + 1], whole.resp[a:e, :, :C + 1])
+        deadline = np.array([np.inf])
+        a = count_search(whole, k, 0, deadline=deadline)
+        b = count_search(part, k, 0, deadline=deadline)
+        assert a[0] == b[0] and a[2:] == b[2:]
+
+
+def test_a_dragonfly_of_large_groups_is_refused_by_the_count_search():
+    from optalloc.ksubset.dragonfly import MAX_ROUTERS, count_form_fits
+
+    m = dragonfly(MAX_ROUTERS + 3, MAX_ROUTERS + 2, 1, 1)  # one global link between each pair of groups
+    assert not count_form_fits(m.hierarchy)
+    m.allocate(np.arange(m.n - 12))
+    with pytest.raises(ValueError, match="routers per group"):
+        dragonfly_exact(m, 3)
+    r = ksubset.solve(m, 3, method="exact")  # the solver falls back to the free nodes' matrix
+    assert r.status == "optimal" and r.objective == ksubset.solve(m, 3, method="brute").objective

@@ -2,6 +2,7 @@
 per-job figures without k x k matrices, allocator and event time apart,
 the free-list allocator, and certification of states too large to solve."""
 
+import itertools
 import json
 
 import numpy as np
@@ -137,14 +138,31 @@ def test_large_state_bound_is_below_the_optimum(shape, wrap):
         assert large_state_bound(m, free, k) <= best + 1e-9
 
 
+@pytest.mark.parametrize("spec", ["dragonfly:3,2,2,1", "dragonfly:5,2,2,2,relative", "dragonfly:5,4,1,1",
+                                  "dragonfly:5,2,2,2,circulant", "fattree:4"])
+def test_large_state_bound_on_networks_is_below_the_optimum(spec):
+    m = parse_machine(spec)
+    D = m.distances()
+    # one node per router stands for its router: the least prefix over every node is the same
+    near = np.concatenate([np.zeros((m.size, 1)), np.sort(D, axis=1).cumsum(axis=1)], axis=1).min(axis=0)
+    rng = np.random.default_rng(m.size)
+    for k in range(2, m.size + 1):
+        assert large_state_bound(m, np.arange(m.size), k) == pytest.approx(0.5 * k * near[k])
+    for _ in range(40):
+        free = np.sort(rng.choice(m.size, int(rng.integers(2, min(m.size, 11) + 1)), replace=False))
+        k = int(rng.integers(2, len(free) + 1))
+        best = min(D[np.ix_(s, s)].sum() / 2 for s in itertools.combinations(free, k))
+        assert 0 < large_state_bound(m, free, k) <= best + 1e-9
+
+
 def test_certify_brackets_large_states_without_exact_solves(capsys):
     side = int(np.ceil(np.sqrt(EXACT_MAX_FREE + 1)))
     spec = f"{side}x{side}"
     jobs = synthetic_jobs(12, side * side, seed=3)
     cert = certify(jobs, spec, driver="free-list", allocators=("random:seed=0", "1d:gilbert:best-fit"))
     large = [r for r in cert.rows if r.n_free > EXACT_MAX_FREE]
-    assert large and all(r.exact_seconds < 5 for r in cert.rows)
-    for r in large:
+    assert large
+    for r in large:  # no exact solve: the bracket of the O(n log n) bound (never a time limit)
         assert r.status in ("bracket", "optimal") and r.lower <= min(r.W) == r.upper
     assert not cert.check()
 

@@ -9,6 +9,6 @@ search and its bounds). :func:`optalloc.ksubset.solve` runs it for
 """
 
 from ._solve import dragonfly_exact
-from ._tables import is_dragonfly
+from ._tables import MAX_ROUTERS, count_form_fits, is_dragonfly
 
-__all__ = ["dragonfly_exact", "is_dragonfly"]
+__all__ = ["MAX_ROUTERS", "count_form_fits", "dragonfly_exact", "is_dragonfly"]

@@ -12,7 +12,7 @@ from ..heuristics._network import hierarchy_gen_alg
 from ..search._blocksearch import block_search, block_structure
 from ..search._profilesearch import deadline_array
 from ._search import count_bound, count_search
-from ._tables import dragonfly_tables, is_dragonfly
+from ._tables import MAX_ROUTERS, count_form_fits, dragonfly_tables, is_dragonfly
 
 __all__ = ["dragonfly_exact"]
 
@@ -117,7 +117,9 @@ def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
     Raises
     ------
     ValueError
-        ``machine`` is not a dragonfly, or k is out of range.
+        ``machine`` is not a dragonfly, its groups have more than
+        :data:`~optalloc.ksubset.dragonfly.MAX_ROUTERS` routers (the
+        vertex vectors of a group would not fit), or k is out of range.
 
     Examples
     --------
@@ -129,6 +131,9 @@ def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
     start = time.perf_counter()
     if not is_dragonfly(machine):
         raise ValueError(f"`machine` must be a dragonfly, got {machine!r}")
+    if not count_form_fits(machine.hierarchy):
+        raise ValueError(f"the count search takes dragonflies of at most {MAX_ROUTERS} routers per group, the "
+                         f"{machine.describe()} has {machine.hierarchy.units_per_block}")
     k = as_int(k, "k")
     n = machine.n_free
     if not 1 <= k <= n:
@@ -147,7 +152,7 @@ def dragonfly_exact(machine, k, *, time_limit=None, node_limit=None):
         return metric_subset_result(None, np.arange(k), ids=nodes, coords=None, method="exact", start=start,
                                     termination="optimal", message="k <= 2 or k = n", extra=extra, exact=True,
                                     weight=(float(w), True))
-    tables = dragonfly_tables(h, free)
+    tables = dragonfly_tables(h, free, k)
     deadline = deadline_array(time_limit)
     busy = n <= _BLOCKS_UP_TO and n <= (1 - _BUSY_SHARE) * machine.n
     first = min(node_limit, _FIRST_NODES) if busy else node_limit

@@ -58,10 +58,12 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["DragonflyTables", "dragonfly_tables", "is_dragonfly"]
+__all__ = ["MAX_ROUTERS", "DragonflyTables", "count_form_fits", "dragonfly_tables", "is_dragonfly"]
 
 #: ``resp`` is held up to this many entries (vectors x groups x counts)
 _RESP_MAX = 20_000_000
+#: routers per group the count form takes: a group of a routers has about a 2^(a - 1) (p - 1) vertex vectors
+MAX_ROUTERS = 10
 
 
 class DragonflyTables(NamedTuple):
@@ -94,10 +96,21 @@ def is_dragonfly(machine) -> bool:
     return h is not None and h.kind == "dragonfly" and h.local == 1 and h.far == 3
 
 
-def dragonfly_tables(hierarchy, free_mask) -> DragonflyTables:
+def count_form_fits(hierarchy) -> bool:
+    """Whether the count form's vertex vectors of a group can be listed: at
+    most :data:`MAX_ROUTERS` routers per group."""
+    return hierarchy.units_per_block <= MAX_ROUTERS
+
+
+def dragonfly_tables(hierarchy, free_mask, k: int | None = None) -> DragonflyTables:
     """The tables of the free nodes ``free_mask`` (a bool array over node ids)
-    of a dragonfly :class:`~optalloc.machine.Hierarchy` (module notes)."""
+    of a dragonfly :class:`~optalloc.machine.Hierarchy` (module notes); with
+    ``k``, for sets of at most k nodes (counts above k are never read: the
+    tables stop there)."""
     h = hierarchy
+    if not count_form_fits(h):
+        raise ValueError(f"the count form lists 2^(routers - 1) vertex vectors per group: at most {MAX_ROUTERS} "
+                         f"routers per group, the dragonfly has {h.units_per_block}")
     p, upb = h.unit_size, h.units_per_block
     per = np.asarray(free_mask, dtype=bool).reshape(h.units, p).sum(axis=1).astype(np.int64)
     units = np.flatnonzero(per)
@@ -121,19 +134,16 @@ def dragonfly_tables(hierarchy, free_mask) -> DragonflyTables:
     M = np.where(same, 2, 3 - U).astype(np.int64)
     np.fill_diagonal(M, 3)
     A = int(np.diff(gptr).max())
-    C = int(cap.max())
-    vec, vsq, vpart, vstart = _vectors(f, gptr, A, C)
-    top = np.full((B, C + 1), np.iinfo(np.int64).min // 4, dtype=np.int64)
-    whole = np.zeros((B, C + 1), dtype=np.int64)
-    for b in range(B):
-        for x in range(int(cap[b]) + 1):
-            top[b, x] = 2 * x * x + vsq[vstart[b, x]:vstart[b, x + 1]].max()
-            whole[b, x] = int((vpart[vstart[b, x]:vstart[b, x + 1]] == 0).any())
-    with_resp = len(vec) * B * (C + 1) <= _RESP_MAX
+    C = int(cap.max()) if k is None else max(1, min(int(cap.max()), int(k)))
+    cnt = np.minimum(cap, C)  # the greatest count of each group the tables hold
+    vec, vsq, vpart, vstart, top, whole, every = _vectors(f, gptr, A, C)
+    # resp by the size it would have for every count (not only those up to k): the same tables, so the same
+    # search, whatever k
+    with_resp = every * B * (int(cap.max()) + 1) <= _RESP_MAX
     if with_resp:
-        sig, resp = _savings(M, f, gptr, cap, vec, vstart, C, with_resp)
+        sig, resp = _savings(M, f, gptr, cnt, vec, vstart, C, with_resp)
     else:  # a large machine: sig pair by pair, kept between states (most groups recur unchanged)
-        sig, resp = _pair_tables(h, M, f, gptr, cap, vec, vstart, C, routers), np.zeros((1, 1, 1), dtype=np.int32)
+        sig, resp = _pair_tables(h, M, f, gptr, cnt, vec, vstart, C, routers), np.zeros((1, 1, 1), dtype=np.int32)
     s2 = np.where(~same & (M == 2), f[None, :], 0)
     s1 = np.where(~same & (M == 1), f[None, :], 0)
     n2 = np.zeros((R, B + 1), dtype=np.int64)
@@ -142,13 +152,14 @@ def dragonfly_tables(hierarchy, free_mask) -> DragonflyTables:
         lo, hi = gptr[b], gptr[b + 1]
         n2[:, b] = n2[:, b + 1] + s2[:, lo:hi].sum(axis=1)
         n1[:, b] = n1[:, b + 1] + s1[:, lo:hi].sum(axis=1)
-    return DragonflyTables(f, grp, gptr, cap, M, vec, vsq, vpart, vstart, top, whole, sig, resp, with_resp, _reach(M, f, grp, gptr, cap, C), n2, n1, routers, p)
+    return DragonflyTables(f, grp, gptr, cap, M, vec, vsq, vpart, vstart, top, whole, sig, resp, with_resp,
+                           _reach(M, f, grp, gptr, C), n2, n1, routers, p)
 
 
 @njit(cache=True)
-def _reach(M, f, grp, gptr, cap, C):  # pragma: no cover - compiled by numba
-    """``reach[b, x]`` (module notes)."""
-    B = len(cap)
+def _reach(M, f, grp, gptr, C):  # pragma: no cover - compiled by numba
+    """``reach[b, x]`` (module notes), x <= C."""
+    B = len(gptr) - 1
     R = len(f)
     out = np.zeros((B, C + 1), dtype=np.int64)
     for b in range(B):
@@ -166,6 +177,8 @@ def _reach(M, f, grp, gptr, cap, C):  # pragma: no cover - compiled by numba
             for i in range(n):
                 q = idx[i]
                 for _ in range(f[lo + q]):
+                    if x == C:
+                        break
                     val += coef[q]
                     x += 1
                     out[b, x] = max(out[b, x], val)
@@ -180,7 +193,8 @@ _PAIRS_MAX = 200_000
 
 def _pair_tables(h, M, f, gptr, cap, vec, vstart, C, routers):
     """``sig`` pair of groups by pair, each read from the tables kept for
-    ``h`` when the two groups' routers and free counts recur."""
+    ``h`` when the two groups' routers and free counts recur (``cap``: each
+    group's greatest count held, at most C)."""
     B = len(cap)
     kept = _PAIRS.setdefault(h, {})
     if len(kept) > _PAIRS_MAX:
@@ -190,7 +204,7 @@ def _pair_tables(h, M, f, gptr, cap, vec, vstart, C, routers):
     for b in range(B):
         lo, hi = gptr[b], gptr[b + 1]
         for b2 in range(b + 1, B):
-            key = (keys[b], keys[b2])
+            key = (keys[b], keys[b2], C)
             table = kept.get(key)
             if table is None:
                 lo2, hi2 = gptr[b2], gptr[b2 + 1]
@@ -206,7 +220,7 @@ def _pair_tables(h, M, f, gptr, cap, vec, vstart, C, routers):
 def _pair_savings(Mb, f2, vec, cap, cap2):  # pragma: no cover - compiled by numba
     """``sig`` of one pair of groups: over the vertex vectors ``vec`` of the
     first, the best fill of the second (routers' free counts ``f2``) by
-    saving (``Mb``: the savings between their routers)."""
+    saving (``Mb``: the savings between their routers), up to cap2 nodes."""
     n, n2 = Mb.shape
     out = np.zeros((cap + 1, cap2 + 1), dtype=np.int64)
     coef = np.zeros(n2, dtype=np.int64)
@@ -226,44 +240,83 @@ def _pair_savings(Mb, f2, vec, cap, cap2):  # pragma: no cover - compiled by num
         for i in range(n2):
             q = idx[i]
             for _ in range(f2[q]):
+                if x2 == cap2:
+                    break
                 val += coef[q]
                 x2 += 1
                 out[x, x2] = max(out[x, x2], val)
     return out
 
 
+#: each group's vertex vectors by its routers' free counts, kept between states (most groups recur)
+_GROUPS: dict = {}
+_GROUPS_MAX = 4096
+
+
+def _group_vectors(fb: np.ndarray):
+    """(vectors, sums of squares, partial flags, counts, top, whole) of one
+    group whose routers hold ``fb`` free nodes: the vectors by count, then
+    by sum of squares, greatest first; ``top[x]``, ``whole[x]`` for x = 0
+    .. sum(fb) (module notes)."""
+    key = fb.tobytes()
+    got = _GROUPS.get(key)
+    if got is not None:
+        return got
+    a = len(fb)
+    masks = np.arange(1 << a)
+    full = ((masks[:, None] >> np.arange(a)) & 1) * fb[None, :]
+    rows = [full]
+    part = [np.zeros(len(full), dtype=np.int64)]
+    for u in range(a):
+        for t in range(1, int(fb[u])):
+            sub = full[full[:, u] == 0].copy()
+            sub[:, u] = t
+            rows.append(sub)
+            part.append(np.ones(len(sub), dtype=np.int64))
+    grid = np.concatenate(rows)
+    part = np.concatenate(part)
+    tot = grid.sum(axis=1)
+    sq = (grid * grid).sum(axis=1)
+    order = np.lexsort((part, -sq, tot))
+    grid, sq, part, tot = grid[order], sq[order], part[order], tot[order]
+    starts = np.searchsorted(tot, np.arange(int(fb.sum()) + 1))  # every count has a vector
+    xs = np.arange(len(starts), dtype=np.int64)
+    top = 2 * xs * xs + np.maximum.reduceat(sq, starts)
+    whole = np.minimum.reduceat(part, starts) == 0
+    if len(_GROUPS) >= _GROUPS_MAX:
+        _GROUPS.clear()
+    got = _GROUPS[key] = (grid, sq, part, tot, top, whole.astype(np.int64))
+    return got
+
+
 def _vectors(f, gptr, A, C):
-    """Every group's vertex vectors (module notes), by count, then by sum of
-    squares, greatest first."""
-    vecs, sqs, parts, starts = [], [], [], []
+    """Every group's vertex vectors of at most C nodes (module notes), by
+    count, then by sum of squares, greatest first; ``top``, ``whole``; and
+    the number of vectors of every count."""
+    B = len(gptr) - 1
+    pieces = []
+    every = 0
+    top = np.full((B, C + 1), np.iinfo(np.int64).min // 4, dtype=np.int64)
+    whole = np.zeros((B, C + 1), dtype=np.int64)
+    for b in range(B):
+        grid, sq, part, tot, t, w = _group_vectors(np.ascontiguousarray(f[gptr[b]:gptr[b + 1]]))
+        every += len(sq)
+        end = int(np.searchsorted(tot, C, side="right"))
+        pieces.append((grid[:end], sq[:end], part[:end], tot[:end]))
+        m = min(len(t), C + 1)
+        top[b, :m] = t[:m]
+        whole[b, :m] = w[:m]
+    total = sum(len(p[1]) for p in pieces)
+    vec = np.zeros((total, A), dtype=np.int64)
+    starts = np.empty((B, C + 2), dtype=np.int64)
     offset = 0
-    for b in range(len(gptr) - 1):
-        fb = f[gptr[b]:gptr[b + 1]]
-        a = len(fb)
-        masks = np.arange(1 << a)
-        full = ((masks[:, None] >> np.arange(a)) & 1) * fb[None, :]
-        rows = [full]
-        part = [np.zeros(len(full), dtype=np.int64)]
-        for u in range(a):
-            for t in range(1, int(fb[u])):
-                sub = full[full[:, u] == 0].copy()
-                sub[:, u] = t
-                rows.append(sub)
-                part.append(np.ones(len(sub), dtype=np.int64))
-        grid = np.concatenate(rows)
-        part = np.concatenate(part)
-        tot = grid.sum(axis=1)
-        sq = (grid * grid).sum(axis=1)
-        order = np.lexsort((part, -sq, tot))
-        padded = np.zeros((len(grid), A), dtype=np.int64)
-        padded[:, :a] = grid[order]
-        vecs.append(padded)
-        sqs.append(sq[order])
-        parts.append(part[order])
-        starts.append(offset + np.searchsorted(tot[order], np.arange(C + 2)))
-        offset += len(grid)
-    return (np.concatenate(vecs), np.concatenate(sqs), np.concatenate(parts),
-            np.array(starts, dtype=np.int64))
+    for b, (grid, sq, part, tot) in enumerate(pieces):
+        vec[offset:offset + len(sq), :grid.shape[1]] = grid
+        starts[b] = offset + np.searchsorted(tot, np.arange(C + 2))
+        offset += len(sq)
+    vsq = np.concatenate([p[1] for p in pieces])
+    vpart = np.concatenate([p[2] for p in pieces])
+    return vec, vsq, vpart, starts, top, whole, every
 
 
 @njit(cache=True)
@@ -299,6 +352,8 @@ def _savings(M, f, gptr, cap, vec, vstart, C, with_resp):  # pragma: no cover - 
                 for i in range(n2):
                     q = idx[i]
                     for _ in range(f[lo2 + q]):
+                        if x2 == cap[b2]:
+                            break
                         val += coef[q]
                         x2 += 1
                         if with_resp:

@@ -40,6 +40,7 @@ import numpy as np
 
 from ... import ksubset
 from ..._parent import watch_parent
+from ...ksubset.dragonfly import count_form_fits, is_dragonfly
 from ...ksubset.special import tree_subset
 
 __all__ = ["EXACT_MAX_FREE", "Solved", "StateSolver", "idle_bound", "know_idle", "large_state_bound", "solve_state",
@@ -158,6 +159,25 @@ def _centre_prefix(machine) -> np.ndarray:
     return _CENTRE[key]
 
 
+def _unit_prefix(machine) -> np.ndarray:
+    """On a machine with a hierarchy: the least, over its units, of the
+    prefix sums of one node's sorted distances to every node."""
+    key = ("units", machine.describe())
+    if key not in _CENTRE:
+        h = machine.hierarchy
+        p, n = h.unit_size, machine.size
+        best = np.full(n + 1, np.inf)
+        every = np.arange(n)
+        for lo in range(0, h.units, 64):  # 64 routers at a time: O(64 n) memory
+            units = np.arange(lo, min(lo + 64, h.units))
+            d = machine.pair_distances(np.repeat(units * p, n), np.tile(every, len(units))).reshape(len(units), n)
+            d.sort(axis=1)
+            pre = np.concatenate([np.zeros((len(units), 1)), np.cumsum(d, axis=1)], axis=1)
+            best = np.minimum(best, pre.min(axis=0))
+        _CENTRE[key] = best
+    return _CENTRE[key]
+
+
 def large_state_bound(machine, free_ids, k) -> float:
     """A lower bound on the optimum of k of the nodes ``free_ids``, in
     O(n log n) and without a distance matrix: the bound of the states too
@@ -169,7 +189,14 @@ def large_state_bound(machine, free_ids, k) -> float:
     distance: along each axis the middle coordinate has, and so has the
     product), so W >= k/2 times that sum; on a mesh also the axis and
     town bounds of the free points (:func:`optalloc.ksubset.axis_bound`,
-    :func:`~optalloc.ksubset.town_bound`).  On a network: 0.
+    :func:`~optalloc.ksubset.town_bound`).  On a dragonfly or fat tree
+    (a machine with a ``hierarchy``), the same with the least, over
+    routers (edge switches), of a node's k - 1 nearest nodes: the nodes of
+    one router are alike (each sees the others at one distance and the
+    rest of the machine alike), so one node per router is read, O(routers
+    x n) once per machine.  On another network: 0.  Each holds in the
+    machine's metric: a node is at least as far from the other k - 1
+    chosen nodes as from its k - 1 nearest nodes of the whole machine.
 
     Examples
     --------
@@ -179,8 +206,10 @@ def large_state_bound(machine, free_ids, k) -> float:
     10.0
     """
     free_ids = np.asarray(free_ids, dtype=np.int64)
-    if k < 2 or not machine.is_grid:
+    if k < 2:
         return 0.0
+    if not machine.is_grid:
+        return 0.5 * k * float(_unit_prefix(machine)[k]) if machine.hierarchy is not None else 0.0
     lower = 0.5 * k * float(_centre_prefix(machine)[k])
     if machine.kind == "mesh":
         pts = machine.coords[free_ids]
@@ -236,7 +265,7 @@ def counts_only(machine) -> bool:
     """Whether the exact solve reads no distance matrix at any size (a
     dragonfly: the search over group and router counts)."""
     h = machine.hierarchy
-    return h is not None and h.kind == "dragonfly"
+    return h is not None and is_dragonfly(machine) and count_form_fits(h)
 
 
 def solve_state(machine, free_ids, k, *, exact=True, time_limit=None, session=None, quick=False) -> Solved:
