@@ -204,13 +204,14 @@ def _pair_tables(h, M, f, gptr, cap, vec, vstart, C, routers):
     for b in range(B):
         lo, hi = gptr[b], gptr[b + 1]
         for b2 in range(b + 1, B):
-            key = (keys[b], keys[b2], C)
-            table = kept.get(key)
-            if table is None:
+            key = (keys[b], keys[b2])
+            table = kept.get(key)  # a table of more counts holds these: its entries up to them are the same
+            if table is None or table.shape[0] <= cap[b] or table.shape[1] <= cap[b2]:
                 lo2, hi2 = gptr[b2], gptr[b2 + 1]
                 table = _pair_savings(np.ascontiguousarray(M[lo:hi, lo2:hi2]), f[lo2:hi2],
                                       vec[vstart[b, 0]:vstart[b, cap[b] + 1]], int(cap[b]), int(cap[b2]))
                 kept[key] = table
+            table = table[:cap[b] + 1, :cap[b2] + 1]
             sig[b, b2, :cap[b] + 1, :cap[b2] + 1] = table
             sig[b2, b, :cap[b2] + 1, :cap[b] + 1] = table.T
     return sig
@@ -224,28 +225,55 @@ def _pair_savings(Mb, f2, vec, cap, cap2):  # pragma: no cover - compiled by num
     n, n2 = Mb.shape
     out = np.zeros((cap + 1, cap2 + 1), dtype=np.int64)
     coef = np.zeros(n2, dtype=np.int64)
+    idx = np.zeros(n2, dtype=np.int64)
+    used = np.zeros(n, dtype=np.int64)
     for u in range(vec.shape[0]):
-        x = 0
-        for r in range(n):
-            x += vec[u, r]
-        for q in range(n2):
-            s = 0
-            for r in range(n):
-                if vec[u, r] != 0:
-                    s += vec[u, r] * Mb[r, q]
-            coef[q] = s
-        idx = np.argsort(-coef)
-        val = 0
-        x2 = 0
-        for i in range(n2):
-            q = idx[i]
-            for _ in range(f2[q]):
-                if x2 == cap2:
-                    break
-                val += coef[q]
-                x2 += 1
-                out[x, x2] = max(out[x, x2], val)
+        x = _coefficients(vec, u, Mb, 0, 0, n2, coef, idx, used)
+        _fill(out[x], coef, idx, f2, 0, n2, cap2)
     return out
+
+
+@njit(cache=True)
+def _coefficients(vec, u, M, r0, c0, n2, coef, idx, used):  # pragma: no cover - compiled by numba
+    """``coef[q]``: the saving of vector u (its routers: rows r0 + r of ``M``)
+    with one node of column c0 + q, q < n2; ``idx``: the columns by it,
+    greatest first (ties: the lower q first). Returns u's count."""
+    x = 0
+    m = 0
+    for r in range(vec.shape[1]):
+        if vec[u, r] != 0:
+            x += vec[u, r]
+            used[m] = r
+            m += 1
+    for q in range(n2):
+        s = 0
+        for i in range(m):
+            s += vec[u, used[i]] * M[r0 + used[i], c0 + q]
+        j = q  # insertion by saving: n2 is a group's routers, a few
+        while j > 0 and coef[idx[j - 1]] < s:
+            idx[j] = idx[j - 1]
+            j -= 1
+        coef[q] = s
+        idx[j] = q
+    return x
+
+
+@njit(cache=True)
+def _fill(row, coef, idx, f, f0, n2, cap2):  # pragma: no cover - compiled by numba
+    """``row[x2]`` = max(itself, the best x2 nodes' savings) for x2 <= cap2,
+    filling columns in ``idx`` order (``f[f0 + q]`` free nodes each)."""
+    val = 0
+    x2 = 0
+    for i in range(n2):
+        q = idx[i]
+        c = coef[q]
+        for _ in range(f[f0 + q]):
+            if x2 == cap2:
+                return
+            val += c
+            x2 += 1
+            if val > row[x2]:
+                row[x2] = val
 
 
 #: each group's vertex vectors by its routers' free counts, kept between states (most groups recur)
@@ -329,37 +357,21 @@ def _savings(M, f, gptr, cap, vec, vstart, C, with_resp):  # pragma: no cover - 
     resp = np.zeros((V, B if with_resp else 1, C + 1 if with_resp else 1), dtype=np.int32)
     A = vec.shape[1]
     coef = np.zeros(A, dtype=np.int64)
+    idx = np.zeros(A, dtype=np.int64)
+    used = np.zeros(A, dtype=np.int64)
     for b in range(B):
-        lo, hi = gptr[b], gptr[b + 1]
+        lo = gptr[b]
         for b2 in range(B):
             if b2 == b or (b2 < b and not with_resp):
                 continue
-            lo2, hi2 = gptr[b2], gptr[b2 + 1]
-            n2 = hi2 - lo2
+            lo2 = gptr[b2]
+            n2 = gptr[b2 + 1] - lo2
             for u in range(vstart[b, 0], vstart[b, cap[b] + 1]):
-                x = 0
-                for r in range(hi - lo):
-                    x += vec[u, r]
-                for q in range(n2):
-                    s = 0
-                    for r in range(hi - lo):
-                        if vec[u, r] != 0:
-                            s += vec[u, r] * M[lo + r, lo2 + q]
-                    coef[q] = s
-                idx = np.argsort(-coef[:n2])
-                val = 0
-                x2 = 0
-                for i in range(n2):
-                    q = idx[i]
-                    for _ in range(f[lo2 + q]):
-                        if x2 == cap[b2]:
-                            break
-                        val += coef[q]
-                        x2 += 1
-                        if with_resp:
-                            resp[u, b2, x2] = val
-                        if b < b2 and val > sig[b, b2, x, x2]:
-                            sig[b, b2, x, x2] = val
+                x = _coefficients(vec, u, M, lo, lo2, n2, coef, idx, used)
+                if with_resp:
+                    _fill(resp[u, b2], coef, idx, f, lo2, n2, cap[b2])
+                if b < b2:
+                    _fill(sig[b, b2, x], coef, idx, f, lo2, n2, cap[b2])
             if b < b2:
                 for x in range(cap[b] + 1):
                     for x2 in range(cap[b2] + 1):
