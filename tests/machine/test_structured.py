@@ -5,7 +5,6 @@ paths, dense matrix), and large graphs read row by row."""
 from __future__ import annotations
 
 import itertools
-import time
 
 import networkx as nx
 import numpy as np
@@ -73,17 +72,16 @@ def test_small_generated_networks_keep_their_links_text_and_consumers():
     assert dragonfly().metric_key != dragonfly(arrangement="relative").metric_key
 
 
-def test_reference_networks_build_fast_without_a_matrix():
+def test_reference_networks_build_without_a_matrix():
+    # their build time (the target: under 1 s) is measured by the scale suite's networks part, not here
     import tracemalloc
 
     for build in (lambda: dragonfly(65, 32, 4, 2), lambda: fat_tree(32)):
         tracemalloc.start()
-        t0 = time.perf_counter()
         m = build()
-        seconds = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        assert seconds < 1.0 and peak < 100e6
+        assert peak < 100e6
         assert m.n > 8000 and m._dist is None
         i = np.arange(0, m.n, 97)
         assert m.pair_distances(i, i[::-1]).shape == i.shape

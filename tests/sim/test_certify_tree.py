@@ -83,4 +83,4 @@ def test_gap_on_a_large_fat_tree_needs_no_matrix():
     spread = np.arange(0, m.size, 512)  # one host per pod
     rep = gap(m, spread)
     assert rep.optimal and rep.upper == solve(m, 16, method="exact").objective == 240
-    assert rep.objective == 16 * 15 / 2 * 6 and rep.runtime < 5
+    assert rep.objective == 16 * 15 / 2 * 6 and m._dist is None
