@@ -174,12 +174,18 @@ def test_exact_with_the_star_beside_equals_brute(monkeypatch):
     some of them first."""
     from optalloc.ksubset.engine import _metric as _metricexact
 
+    from optalloc.ksubset.engine._star import star_bound
+
     monkeypatch.setattr(_metricexact, "_STAR_FROM", 0)
-    phases = []
+    closes = 0
     for m, k in _cut_loop_cases():
         opt = solve(m, k, method="brute").objective
         r = solve(m, k, method="exact")
         assert r.status == "optimal" and r.objective == pytest.approx(opt, abs=1e-9)
         assert r.bound <= opt + TOL
-        phases.append(r.extra["phase"])
-    assert "star" in phases, phases
+        # which of the racing bounds proves first depends on the machine's load; the star alone, unraced:
+        ids = np.flatnonzero(m.free)
+        star = star_bound(m.distances(ids), k, upper=opt, integral=True).value  # integer distances here
+        assert star <= opt + TOL
+        closes += star > opt - 1  # above opt - 1: proves an integer optimum
+    assert closes >= 2
