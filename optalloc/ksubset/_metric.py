@@ -133,21 +133,28 @@ def gen_alg_metric(D, k, *, ids, coords=None):
 
 def gen_alg_hierarchy(machine, k):
     """Gen-Alg on a dragonfly or fat tree from the free counts per router
-    (edge switch), without a matrix: the set, centre and W of
-    :func:`gen_alg_metric` over the machine's free nodes."""
+    (edge switch), or on the hosts of a tree of switches from the tree,
+    without a matrix: the set, centre and W of :func:`gen_alg_metric` over
+    the machine's free nodes."""
     from .._validate import as_int
-    from .heuristics._network import hierarchy_gen_alg
+    from .heuristics._network import hierarchy_gen_alg, tree_gen_alg
 
     start = time.perf_counter()
     k = as_int(k, "k")
     if not 1 <= k <= machine.n_free:
         raise ValueError(f"`k` must be between 1 and the number of free nodes ({machine.n_free}) of the "
                          f"{machine.describe()}, got {k}")
-    nodes, centre, w = hierarchy_gen_alg(machine.hierarchy, np.asarray(machine.free), k)
+    if machine.hierarchy is not None:  # hops: integers
+        nodes, centre, w = hierarchy_gen_alg(machine.hierarchy, np.asarray(machine.free), k)
+        integral = True
+    else:
+        tree = machine.tree
+        nodes, centre, w = tree_gen_alg(tree, np.asarray(machine.free), k)
+        integral = bool(np.all(tree.length == np.round(tree.length)))
     g = gen_alg_guarantee(k)
     return metric_subset_result(None, np.arange(k), ids=nodes, coords=None, method="gen-alg", start=start,
                                 guarantee=g, bound=w / g, extra={"centre": centre, "centres": machine.n_free},
-                                weight=(float(w), True))
+                                weight=(float(w), integral))
 
 
 def exact_metric(D, k, *, ids, coords=None, axes=None, time_limit=None, rel_gap=0.0, formulation="auto",

@@ -115,7 +115,8 @@ def _solve_machine(machine, k, method, options):
     if machine.kind == "torus" and method in GRID_TORUS_METHODS and machine.ndim <= 3:
         return _solve_grid(machine, k, method)
     # a dragonfly or fat tree: counts per router, no matrix (a table of block pairs: 2048 groups hold 34 MB)
-    if method == "gen-alg" and machine.hierarchy is not None and machine.hierarchy.blocks <= 2048:
+    if method == "gen-alg" and ((machine.hierarchy is not None and machine.hierarchy.blocks <= 2048)
+                                or (machine.hierarchy is None and machine.tree is not None)):
         return gen_alg_hierarchy(machine, k)
     if method == "mc1x1":  # from the free grid, without the distance matrix
         return machine_mc1x1(machine, k)

@@ -1,4 +1,5 @@
-"""Gen-Alg on a dragonfly or fat tree from counts per router (edge switch).
+"""Gen-Alg on a dragonfly or fat tree from counts per router (edge switch),
+and on hosts of a tree of switches from the tree.
 
 Every free node of one unit (router, edge switch) sees the same distances
 to the other units, so Gen-Alg's k nearest around a node follow from the
@@ -19,6 +20,15 @@ and ``far`` between blocks less one hop for a shared global link and one
 more for a path of two hops; those sums follow from the counts per block
 and the global links of the chosen units, so a centre costs about
 O(units chosen x global links) rather than O(k^2).
+
+On a tree of switches (:class:`~optalloc.machine.SwitchTree`, a Slurm tree
+topology) each centre's distances to every host come from one pass down
+the tree (the depth of each host's lowest common ancestor with the
+centre, so each distance is the float the matrix holds), its k nearest by
+selection (distance, then node id) and its W from the counts below each
+link, ``sum_e length(e) c_e (k - c_e)``: O(vertices) a centre, no matrix.
+Centres whose W lies within a relative 1e-9 of the least are weighed again
+as the matrix path weighs them, so the first least W is the same.
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["hierarchy_gen_alg"]
+__all__ = ["hierarchy_gen_alg", "tree_gen_alg"]
 
 
 @njit(cache=True)
@@ -249,3 +259,69 @@ def hierarchy_gen_alg(h, free: np.ndarray, k: int) -> tuple[np.ndarray, int, int
     nodes = (su[:, None] * p + np.arange(p))[take]
     centre = int(u * p + np.flatnonzero(per[u])[0])
     return np.sort(nodes), centre, int(w)
+
+
+@njit(cache=True)
+def _tree_centres(parent, length, depth, order, n, free, k):  # pragma: no cover - compiled
+    """W of Gen-Alg's set around every free host of a tree (-1 for the
+    busy ones): module notes."""
+    V = len(parent)
+    w = np.full(n, -1.0)
+    mark = np.full(V, -1, dtype=np.int64)
+    lcad = np.zeros(V)
+    cnt = np.zeros(V, dtype=np.int64)
+    ids = np.flatnonzero(free)
+    m = len(ids)
+    d = np.empty(m)
+    for c in ids:
+        a = c
+        while a >= 0:  # the centre's path to the root: each its own lowest common ancestor with c
+            mark[a] = c
+            lcad[a] = depth[a]
+            a = parent[a]
+        for t in range(1, V):
+            v = order[t]
+            if mark[v] != c:
+                lcad[v] = lcad[parent[v]]
+        for t in range(m):
+            h = ids[t]
+            d[t] = depth[c] + depth[h] - 2.0 * lcad[h]
+        # the k nearest by (distance, node id): those below the k-th distance, then the lowest ids at it
+        kth = np.partition(d, k - 1)[k - 1]
+        below = 0
+        for t in range(m):
+            if d[t] < kth:
+                below += 1
+        cnt[:] = 0
+        at = k - below
+        for t in range(m):
+            if d[t] < kth:
+                cnt[ids[t]] = 1
+            elif d[t] == kth and at > 0:
+                cnt[ids[t]] = 1
+                at -= 1
+        total = 0.0
+        for t in range(V - 1, 0, -1):  # children before parents
+            v = order[t]
+            cnt[parent[v]] += cnt[v]
+            total += length[v] * cnt[v] * (k - cnt[v])
+        w[c] = total
+    return w
+
+
+def tree_gen_alg(tree, free: np.ndarray, k: int) -> tuple[np.ndarray, int, float]:
+    """Gen-Alg's set on the hosts of a :class:`~optalloc.machine.SwitchTree`
+    with free mask ``free`` (over hosts): the chosen node ids (ascending),
+    the centre node id and the set's W. The k nearest by distance then node
+    id around every free host, the first least W kept (W within a relative
+    1e-9 of the least counts as least: with integer link lengths every W
+    is exact and the set is the matrix path's; with other lengths the
+    matrix path's own choice among such near-ties follows its rounding)."""
+    free = np.asarray(free, dtype=bool)
+    w = _tree_centres(tree.parent, tree.length, tree.depth, tree.order, np.int64(tree.n), free, np.int64(k))
+    ids = np.flatnonzero(free)
+    ws = w[ids]
+    low = ws.min()
+    c = int(ids[np.flatnonzero(ws <= low + 1e-9 * max(1.0, abs(low)))[0]])
+    near = np.sort(ids[np.argsort(tree.pair_distances(c, ids), kind="stable")[:k]])
+    return near, c, float(tree.weight(near))
