@@ -173,7 +173,6 @@ def test_exact_with_the_star_beside_equals_brute(monkeypatch):
     on; here on every instance) keeps every answer optimal, and closes
     some of them first."""
     from optalloc.ksubset.engine import _metric as _metricexact
-
     from optalloc.ksubset.engine._star import star_bound
 
     monkeypatch.setattr(_metricexact, "_STAR_FROM", 0)
