@@ -64,6 +64,7 @@ import numpy as np
 
 from ..._jit import njit
 from ._box import _ascending_parts
+from ._profilesearch import _now, deadline_array
 from ._ring import listable, scored_partitions
 from ._shapesearch import shape_search
 
@@ -74,6 +75,8 @@ __all__ = ["narrow_cuts", "narrow_search", "torus_narrow", "wide_arrangement", "
 WIDE_SHARE = 0.96
 #: larger than any W searched
 _BIG = 2**62
+#: seconds of the wide bound's search at most (it then proves nothing)
+_WIDE_SECONDS = 1.0
 
 
 @njit(cache=True)
@@ -214,13 +217,16 @@ def _wide_least(parts, p, best):  # pragma: no cover - compiled by numba
 
 
 @njit(cache=True)
-def _wide_partitions(parts, score, score_y, p, best, floor):  # pragma: no cover - compiled by numba
+def _wide_partitions(parts, score, score_y, p, best, floor, deadline):  # pragma: no cover - compiled by numba
     """The least ``arr_wide(lambda) + arr_y(lambda')`` over the partitions
     (rows of ``parts``, descending, zero-padded; in ``score`` order) when
-    below ``best``; -1 as soon as it falls below ``floor``."""
+    below ``best``; -1 as soon as it falls below ``floor``, -2 past the
+    ``deadline``."""
     for i in range(len(score)):
         if score[i] >= best:
             break
+        if (i & 63) == 63 and _now() > deadline[0]:
+            return -2
         n = 0
         while n < parts.shape[1] and parts[i, n] > 0:
             n += 1
@@ -261,7 +267,8 @@ def wide_bound(free: np.ndarray, k: int, wrap, target: float = math.inf, floor: 
     ``target``: infinity where no axis wraps far enough for a wide set.
     ``free[x, y]`` marks the free cells.  As soon as some partition's
     bound falls below ``floor`` the search stops and returns minus
-    infinity; likewise beyond ``_ring.PARTITIONS`` partitions of k.
+    infinity; likewise beyond ``_ring.PARTITIONS`` partitions of k, and
+    after ``_WIDE_SECONDS`` of search.
 
     Examples
     --------
@@ -274,11 +281,13 @@ def wide_bound(free: np.ndarray, k: int, wrap, target: float = math.inf, floor: 
     idle = _idle_wide(tuple(int(s) for s in free.shape), wrap, int(k), floor)
     if idle >= floor or idle >= target:
         return float(min(idle, target))
-    return _wide_of(free, int(k), wrap, target, floor)
+    value = _wide_of(free, int(k), wrap, target, floor, _WIDE_SECONDS)
+    return -math.inf if math.isnan(value) else value
 
 
-def _wide_of(free: np.ndarray, k: int, wrap, target: float, floor: float) -> float:
-    """:func:`wide_bound` over the partitions that fit ``free``."""
+def _wide_of(free: np.ndarray, k: int, wrap, target: float, floor: float, time_limit: float | None = None) -> float:
+    """:func:`wide_bound` over the partitions that fit ``free``; nan when
+    stopped by ``time_limit``."""
     best = min(math.ceil(target), _BIG) if target < math.inf else _BIG
     low = math.ceil(floor) if floor > -math.inf else -1
     for grid, axes in ((free, tuple(wrap)), (free.T, tuple(wrap)[::-1])):
@@ -291,9 +300,9 @@ def _wide_of(free: np.ndarray, k: int, wrap, target: float, floor: float) -> flo
         if not len(score):
             continue
         parts = np.ascontiguousarray(_ascending_parts(counts, min(p, k))[:, ::-1])
-        best = int(_wide_partitions(parts, score, score_y, p, best, low))
+        best = int(_wide_partitions(parts, score, score_y, p, best, low, deadline_array(time_limit)))
         if best < 0:
-            return -math.inf
+            return -math.inf if best == -1 else math.nan
     if best >= _BIG:
         return math.inf
     return float(best) if target == math.inf or best < math.ceil(target) else float(target)
@@ -313,7 +322,9 @@ def _idle_wide(shape: tuple[int, int], wrap: tuple[bool, bool], k: int, floor: f
     known = _IDLE.get(key)
     if known is not None and (known[0] > -math.inf or floor >= known[1]):
         return known[0]
-    value = _wide_of(np.ones(shape, dtype=bool), k, wrap, math.inf, floor)
+    value = _wide_of(np.ones(shape, dtype=bool), k, wrap, math.inf, floor, _WIDE_SECONDS)
+    if math.isnan(value):
+        return -math.inf
     if len(_IDLE) > 256:
         _IDLE.clear()
     _IDLE[key] = (value, floor)
