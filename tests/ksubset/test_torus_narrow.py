@@ -7,8 +7,8 @@ the ring) and wide ones: the shape search on the cut meshes must return
 the least W of the narrow sets and prove it, the wide partition bound
 must not exceed the W of any wide set, and ``arr_wide`` must equal the
 least cost over every wide placement of the parts.  The exact solver,
-which runs them first on a 2D torus, is checked against brute force on
-8 x 8 and 6 x 7 tori.
+which runs them first on a 2D torus (of 64 free nodes or more), is
+checked against brute force on 8 x 8, 6 x 7 and 9 x 5 tori and cylinders.
 """
 
 from __future__ import annotations
@@ -152,20 +152,30 @@ def test_wide_bound_stops_below_the_floor():
     assert wide_bound(free, 16, (False, False)) == math.inf
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_exact_solver_on_tori_against_brute(seed):
+@pytest.mark.parametrize("seed", range(3))
+def test_exact_solver_on_tori_against_brute(seed, monkeypatch):
+    """The solver with the narrow and wide sets first (from 64 candidates
+    on; here on every 2D torus) against brute force."""
+    from optalloc.ksubset.engine import _metric as _metricexact
+
+    monkeypatch.setattr(_metricexact, "_NARROW_FROM", 0)
     rng = np.random.default_rng(100 + seed)
-    for shape in ((8, 8), (6, 7)):
-        m = Machine(shape, torus=True)
-        m.allocate(np.sort(rng.choice(m.n, size=m.n - 26, replace=False)))
-        for k in (4, 5):
+    phases = []
+    for shape in ((8, 8), (6, 7), (9, 5)):
+        m = Machine(shape, torus=(True, True) if seed < 2 else (True, False))
+        m.allocate(np.sort(rng.choice(m.n, size=m.n - 25, replace=False)))
+        for k in (5, 6):
             r = solve(m, k, method="exact")
             inst = machine_problem(m, k)
-            assert r.status == "optimal"
+            assert r.status == "optimal" and r.bound <= r.objective
             assert r.objective == matrix_optimum(inst.D, k)
+            phases.append(r.extra["phase"])
+    assert "narrow" in phases, phases
 
 
 def test_exact_solver_proves_half_free_16x16_by_narrow_sets():
+    # compile the searches first: the phase has 2 s
+    torus_narrow(np.array([(x, y) for x in range(6) for y in range(6)]), 5, (6, 6), (True, True), 100.0)
     rng = np.random.default_rng(0)
     m = Machine((16, 16), torus=True)
     m.allocate(np.sort(rng.choice(256, size=128, replace=False)))

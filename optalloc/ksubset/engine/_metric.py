@@ -63,6 +63,9 @@ _ENUMERATE_UP_TO = 20000
 _SIMPLEX_UP_TO = 1024
 #: The star bound runs beside the cut loop from this many candidates on
 _STAR_FROM = 100
+#: On a 2D torus the narrow and wide sets are tried first from this many
+#: candidates on (below, the searches after them are as quick)
+_NARROW_FROM = 64
 #: Seconds of the search over column and row counts before the LP (it then
 #: goes on beside the LP).
 _SHORT_SEARCH = 2.0
@@ -168,7 +171,8 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
         extra["phase"] = "bounds"
         return problem.result(rows, "optimal", "proven optimal by the cheap bounds", extra, bound=ub)
     state = Bracket(lb, ub, rows, "bounds")
-    if profiles and axes is not None and len(axes[0]) == 2 and any(axes[1]) and _searchable(D, pts, axes, integral):
+    if (profiles and n >= _NARROW_FROM and axes is not None and len(axes[0]) == 2 and any(axes[1])
+            and _searchable(D, pts, axes, integral)):
         state = _narrow(problem, axes, state, extra)
         if problem.closed(state.lb, state.ub):
             extra["phase"] = "narrow"
