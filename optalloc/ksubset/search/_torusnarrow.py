@@ -50,9 +50,10 @@ part must break the run, inside the positions that leave both pieces
 shorter than g), which the smallest parts still to place take, matched
 to the largest sums.
 
-For a 16 x 16 torus with half its nodes free the wide bound exceeds the
-least narrow W up to about k = 20, and the torus is then solved by the
-mesh's shape search on its four cut meshes.
+On a 16 x 16 torus with half its nodes free the wide bound exceeds the
+least narrow W up to k of about 16 to 18, and the torus is then solved
+by the mesh's shape search on its four cut meshes; at k = 32 it falls
+short (docs/benchmarks.md).
 """
 
 from __future__ import annotations
