@@ -47,6 +47,7 @@ from ..heuristics._metric import centre_sets, metric_descent, set_weights
 from ..search._blocksearch import block_search, block_structure
 from ..search._cuboid import torus_cuboid_optimum
 from ..search._ring import idle_optimum
+from ..search._torusnarrow import torus_narrow
 from ..search._torusprofile import torus_profile_search
 from ._race import ProfileRace
 from ._star import StarRace
@@ -62,6 +63,9 @@ _ENUMERATE_UP_TO = 20000
 _SIMPLEX_UP_TO = 1024
 #: The star bound runs beside the cut loop from this many candidates on
 _STAR_FROM = 100
+#: On a 2D torus the narrow and wide sets are tried first from this many
+#: candidates on (below, the searches after them are as quick)
+_NARROW_FROM = 64
 #: Seconds of the search over column and row counts before the LP (it then
 #: goes on beside the LP).
 _SHORT_SEARCH = 2.0
@@ -167,6 +171,13 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
         extra["phase"] = "bounds"
         return problem.result(rows, "optimal", "proven optimal by the cheap bounds", extra, bound=ub)
     state = Bracket(lb, ub, rows, "bounds")
+    if (profiles and n >= _NARROW_FROM and axes is not None and len(axes[0]) == 2 and any(axes[1])
+            and _searchable(D, pts, axes, integral)):
+        state = _narrow(problem, axes, state, extra)
+        if problem.closed(state.lb, state.ub):
+            extra["phase"] = "narrow"
+            return problem.result(state.indices, "optimal", "proven by the shape search on the cut meshes and the "
+                                  "wide partition bound", extra, bound=state.ub)
     # the star bound (any metric) in a thread beside the searches and the
     # LP, which it often proves first
     time_left = problem.time_left()
@@ -292,6 +303,23 @@ def _short_search(problem: MetricProblem, axes, state: Bracket, extra: dict, ver
         print(f"search over column and row counts ({budget:g} s): "
               f"{'finished' if lower is not None else 'stopped'} t={time.perf_counter() - problem.start:.2f}s",
               file=sys.stderr, flush=True)
+    return _merge(state, value, idx, lower)
+
+
+def _narrow(problem: MetricProblem, axes, state: Bracket, extra: dict) -> Bracket:
+    """On a 2D torus, the narrow sets by the mesh's shape search on the cut
+    meshes and the wide sets by their partition bound
+    (:func:`..search._torusnarrow.torus_narrow`), for at most
+    ``_SHORT_SEARCH`` seconds (a quarter of the time left)."""
+    budget = _SHORT_SEARCH
+    time_left = problem.time_left()
+    if time_left is not None:
+        budget = min(budget, time_left / 4)
+    if budget <= 0:
+        return state
+    t0 = time.perf_counter()
+    value, idx, lower = torus_narrow(problem.pts, problem.k, *axes, state.ub, time_limit=budget)
+    extra["narrow_seconds"] = time.perf_counter() - t0
     return _merge(state, value, idx, lower)
 
 
