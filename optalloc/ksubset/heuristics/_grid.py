@@ -62,10 +62,9 @@ def _offset(v, c, L, wrap):
 
 
 @njit(cache=True)
-def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2, hist, h0, h1, h2, mid):
+def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
     """The points at L1 distance exactly r from (c0, c1, c2), in cell order
-    (z slowest, x fastest), into rows/o0/o1/o2 (offsets from the centre),
-    or with ``hist`` their offsets counted in h0/h1/h2 (shifted by mid);
+    (z slowest, x fastest), into rows/o0/o1/o2 (offsets from the centre);
     stops after ``stop`` points.  Returns how many."""
     n = 0
     a1, n1, a2, n2 = _span(c2, r, L2, w2)
@@ -98,18 +97,75 @@ def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2, h
                     continue
                 row = occ[base + x]
                 if row >= 0:
-                    if hist:
-                        h0[mid + _offset(x, c0, L0, w0)] += 1
-                        h1[mid + dy] += 1
-                        h2[mid + dz] += 1
-                    else:
-                        rows[n] = row
-                        o0[n] = _offset(x, c0, L0, w0)
-                        o1[n] = dy
-                        o2[n] = dz
+                    rows[n] = row
+                    o0[n] = _offset(x, c0, L0, w0)
+                    o1[n] = dy
+                    o2[n] = dz
                     n += 1
                     if n == stop:
                         return n
+    return n
+
+
+@njit(cache=True)
+def _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid):
+    """The first ``need`` points at L1 distance exactly r from (c0, c1, c2)
+    in cell order (those :func:`_shell` gives), their offsets counted in
+    h0/h1/h2 (shifted by mid), the two cells of a row read together
+    without a branch.  Returns how many (at most need)."""
+    n = 0
+    a1, n1, a2, n2 = _span(c2, r, L2, w2)
+    for jz in range(n1 + n2):
+        z = a1 + jz if jz < n1 else a2 + jz - n1
+        dz = _offset(z, c2, L2, w2)
+        b = r - abs(dz)
+        b1, m1, b2, m2 = _span(c1, b, L1, w1)
+        got = 0
+        for jy in range(m1 + m2):
+            y = b1 + jy if jy < m1 else b2 + jy - m1
+            dy = _offset(y, c1, L1, w1)
+            bx = b - abs(dy)
+            base = L0 * (y + L1 * z)
+            xa = c0 - bx  # the row's two cells (a before b in cell order) and their offsets
+            xb = c0 + bx
+            oa = -bx
+            ob = bx
+            if w0:
+                if 2 * bx > L0:
+                    continue
+                if xa < 0:  # bx <= L0 / 2: one turn at most
+                    xa += L0
+                if xb >= L0:
+                    xb -= L0
+                if xb < xa:
+                    xa, xb = xb, xa
+                    oa, ob = ob, oa
+            elif xa < 0:
+                if xb >= L0:
+                    continue
+                xa = xb
+                oa = ob
+            elif xb >= L0:
+                xb = xa
+                ob = oa
+            fa = 1 if occ[base + xa] >= 0 else 0
+            fb = 0
+            if xa == xb:  # one cell: its offset as _shell gives it
+                oa = _offset(xa, c0, L0, w0)
+            else:
+                fb = 1 if occ[base + xb] >= 0 else 0
+            if n + fa + fb > need:  # the first of the two only
+                fb = 0
+            h0[mid + oa] += fa
+            h0[mid + ob] += fb
+            h1[mid + dy] += fa + fb
+            n += fa + fb
+            got += fa + fb
+            if n == need:
+                break
+        h2[mid + dz] += got
+        if n == need:
+            break
     return n
 
 
@@ -150,8 +206,7 @@ def _ball(c0, c1, c2, occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, 
     big = len(rows) + 1
     while True:
         need = k - count
-        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2,
-                   False, h0, h1, h2, mid)
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2)
         if n <= need:
             take = n
             for t in range(n):
@@ -343,7 +398,7 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
     """W, star and the radius R of the k nearest points of the centre c:
     a ball of radius q < R counted, then the shells from q + 1 on point by
@@ -402,13 +457,12 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
     while count < k:
         need = k - count
         if in_order:  # the shell's first points in cell order, counted as walked
-            count += _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, rows, o0, o1, o2, True, h0, h1, h2,
-                            mid)
+            count += _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid)
             if count == k:
                 break
             r += 1
             continue
-        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, big, rows, o0, o1, o2, False, h0, h1, h2, mid)
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, big, rows, o0, o1, o2)
         take = min(n, need)
         if n > need:
             order = np.argsort(rows[:n])
