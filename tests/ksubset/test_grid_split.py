@@ -28,6 +28,7 @@ def forced(monkeypatch):
     monkeypatch.setattr(_threads, "THREADS", 3)
     monkeypatch.setattr(_centres, "SPLIT_MIN", 1)
     monkeypatch.setattr(_centres, "TABLE_K", 1)
+    monkeypatch.setattr(_centres, "TABLE_SLICES", 1)
     monkeypatch.setattr(_mctorus, "SPLIT_MIN", 1)
 
 

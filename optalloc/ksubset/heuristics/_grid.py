@@ -23,7 +23,7 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["centre_rows", "centre_scores", "rotated_tables"]
+__all__ = ["centre_rows", "centre_scores", "rotated_fill", "rotated_tables"]
 
 
 @njit(cache=True)
@@ -282,6 +282,19 @@ def rotated_tables(occ, L, wrap, a, M):
     wr = L[r] + 2 * M[r]
     U = wp + wr - 1
     T = np.zeros((L[a], U + 1, U + 1), dtype=np.int32)
+    rotated_fill(T, occ, L, wrap, a, M, 0, L[a])
+    return T
+
+
+@njit(cache=True, nogil=True)
+def rotated_fill(T, occ, L, wrap, a, M, lo, hi):
+    """The slices lo .. hi - 1 of :func:`rotated_tables` written into T
+    (its shape, zeros there)."""
+    p = 1 if a == 0 else 0
+    r = 1 if a == 2 else 2
+    wp = L[p] + 2 * M[p]
+    wr = L[r] + 2 * M[r]
+    U = wp + wr - 1
     step = np.ones(3, dtype=np.int64)  # cell strides per axis
     step[1] = L[0]
     step[2] = L[0] * L[1]
@@ -291,18 +304,18 @@ def rotated_tables(occ, L, wrap, a, M):
     jr = np.empty(wr, dtype=np.int64)
     for tj in range(wr):
         jr[tj] = ((tj - M[r]) % L[r]) * step[r]
-    for s in range(L[a]):
+    for s in range(lo, hi):
         base = s * step[a]
+        Ts = T[s]
         for ti in range(wp):
             for tj in range(wr):
                 if occ[base + ip[ti] + jr[tj]] >= 0:
-                    T[s, ti + tj + 1, ti - tj + wr] = 1
+                    Ts[ti + tj + 1, ti - tj + wr] = 1
         for u in range(1, U + 1):  # row sums, then down the columns
             run = 0
             for v in range(1, U + 1):
-                run += T[s, u, v]
-                T[s, u, v] = T[s, u - 1, v] + run
-    return T
+                run += Ts[u, v]
+                Ts[u, v] = Ts[u - 1, v] + run
 
 
 @njit(cache=True)
