@@ -54,6 +54,9 @@ AXES = 3
 TABLE_K = 96
 #: centres per thread below which the centres are scored in one thread (:func:`optalloc._threads.run_split`)
 SPLIT_MIN = 512
+#: with the rotated tables, the last shell is walked from its end when it leaves out fewer points than it
+#: gives by more than this (the ball of radius R then counted instead of R - 1)
+BACK = 16
 #: slices of the rotated tables per thread below which they are built in one thread
 TABLE_SLICES = 16
 
@@ -133,7 +136,7 @@ class Grid:
 
         def piece(lo, hi):
             return centre_scores(cen[lo:hi], self.occ, self.PX, self.PY, T0, T1, T2, M, self.L, self.wrap, k,
-                                 self.in_order, self.n)
+                                 self.in_order, self.n, BACK)
 
         parts = run_split(piece, len(cen), min_items=SPLIT_MIN)
         if len(parts) == 1:

@@ -108,20 +108,24 @@ def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
 
 
 @njit(cache=True)
-def _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid):
-    """The first ``need`` points at L1 distance exactly r from (c0, c1, c2)
-    in cell order (those :func:`_shell` gives), their offsets counted in
-    h0/h1/h2 (shifted by mid), the two cells of a row read together
-    without a branch.  Returns how many (at most need)."""
+def _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid, back):
+    """The first ``need`` (at least 1) points at L1 distance exactly r from
+    (c0, c1, c2) in cell order (those :func:`_shell` gives), their offsets
+    counted in h0/h1/h2 (shifted by mid), the two cells of a row read
+    together without a branch; with ``back``, the last ones (in reverse
+    cell order), their offsets taken off.  Returns how many (at most need)."""
     n = 0
+    sign = -1 if back else 1
     a1, n1, a2, n2 = _span(c2, r, L2, w2)
-    for jz in range(n1 + n2):
+    for iz in range(n1 + n2):
+        jz = n1 + n2 - 1 - iz if back else iz
         z = a1 + jz if jz < n1 else a2 + jz - n1
         dz = _offset(z, c2, L2, w2)
         b = r - abs(dz)
         b1, m1, b2, m2 = _span(c1, b, L1, w1)
         got = 0
-        for jy in range(m1 + m2):
+        for iy in range(m1 + m2):
+            jy = m1 + m2 - 1 - iy if back else iy
             y = b1 + jy if jy < m1 else b2 + jy - m1
             dy = _offset(y, c1, L1, w1)
             bx = b - abs(dy)
@@ -148,6 +152,9 @@ def _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid):
             elif xb >= L0:
                 xb = xa
                 ob = oa
+            if back:  # b before a
+                xa, xb = xb, xa
+                oa, ob = ob, oa
             fa = 1 if occ[base + xa] >= 0 else 0
             fb = 0
             if xa == xb:  # one cell: its offset as _shell gives it
@@ -156,14 +163,14 @@ def _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid):
                 fb = 1 if occ[base + xb] >= 0 else 0
             if n + fa + fb > need:  # the first of the two only
                 fb = 0
-            h0[mid + oa] += fa
-            h0[mid + ob] += fb
-            h1[mid + dy] += fa + fb
+            h0[mid + oa] += sign * fa
+            h0[mid + ob] += sign * fb
+            h1[mid + dy] += sign * (fa + fb)
             n += fa + fb
             got += fa + fb
             if n == need:
                 break
-        h2[mid + dz] += got
+        h2[mid + dz] += sign * got
         if n == need:
             break
     return n
@@ -412,14 +419,17 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
 
 
 @njit(cache=True, inline="always")
-def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
+def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid, back):
     """W, star and the radius R of the k nearest points of the centre c:
     a ball of radius q < R counted, then the shells from q + 1 on point by
     point.  With the rotated tables across the first two axes, q = R - 1
     (moved from the guess given) and the ball is counted slice by slice
     (:func:`_slices`); without them (a planar grid, or small k) by runs
     along the first axis (:func:`_runs`), q lowered from the guess until
-    the ball holds fewer than k points."""
+    the ball holds fewer than k points.  With the tables and the rows in
+    cell order, when the shell R leaves out more than ``back`` fewer
+    points than it gives, the ball R is counted instead and the shell's
+    last points walked back from its end and taken off."""
     L0, L1, L2 = L[0], L[1], L[2]
     w0, w1, w2 = wrap[0], wrap[1], wrap[2]
     c0, c1, c2 = c[0], c[1], c[2]
@@ -450,19 +460,33 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
         # q: the largest radius whose ball holds fewer than k points (the
         # ball of radius q, counted last, leaves its slices' counts in h2)
         q = max(q, -1)
-        if _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False) >= k:
+        upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)  # points of the ball q + 1
+        if upper >= k:
             count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
             while count >= k:
                 for u in range(max(0, mid - q), min(len(h2), mid + q + 1)):
                     h2[u] = 0
                 q -= 1
+                upper = count
                 count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
         else:
             q += 1
-            while _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False) < k:
+            upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)
+            while upper < k:
                 q += 1
+                upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)
             count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
-        if q >= 0:
+        if in_order and upper - k + back < k - count:
+            # fewer points of the shell q + 1 left out than taken: the ball
+            # q + 1 less its shell's last upper - k points in cell order
+            for a in range(3):
+                h = h0 if a == 0 else (h1 if a == 1 else h2)
+                T = T0 if a == 0 else (T1 if a == 1 else T2)
+                _slices(a, q + 1, c, T, M, L, wrap, PX, PY, h, mid, True)
+            if upper > k:
+                _walk(q + 1, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, upper - k, h0, h1, h2, mid, True)
+            count = k
+        elif q >= 0:
             _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True)
             _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True)
     r = q + 1
@@ -470,7 +494,7 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
     while count < k:
         need = k - count
         if in_order:  # the shell's first points in cell order, counted as walked
-            count += _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid)
+            count += _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid, False)
             if count == k:
                 break
             r += 1
@@ -508,13 +532,14 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
 
 
 @njit(cache=True, nogil=True)
-def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n):
+def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n, back):
     """W and star of the k nearest points (of the n) around every centre
     (rows of ``cen``, grid coordinates); ``PX``, ``PY``: prefix counts of
     the points along the first axis (rows over the second and third axes)
     and along the second (rows over the first and third), each row twice;
     ``T0``, ``T1``, ``T2``: the :func:`rotated_tables` across each axis
-    with the margins M (empty tables: runs instead, see :func:`_score`)."""
+    with the margins M (empty tables: runs instead, see :func:`_score`);
+    ``back``: see :func:`_score`."""
     m = len(cen)
     ws = np.empty(m, dtype=np.int64)
     stars = np.empty(m, dtype=np.int64)
@@ -529,7 +554,7 @@ def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n):
     R = 0
     for i in range(m):
         w, s, R = _score(cen[i], occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, R - 1, rows, o0, o1, o2, h0, h1,
-                         h2, mid)
+                         h2, mid, back)
         ws[i] = w
         stars[i] = s
     return ws, stars
