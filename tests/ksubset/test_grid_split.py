@@ -28,6 +28,8 @@ def forced(monkeypatch):
     monkeypatch.setattr(_threads, "THREADS", 3)
     monkeypatch.setattr(_centres, "SPLIT_MIN", 1)
     monkeypatch.setattr(_centres, "TABLE_K", 1)
+    monkeypatch.setattr(_centres, "TABLE_SLICES", 1)
+    monkeypatch.setattr(_centres, "BACK", -10 ** 6)
     monkeypatch.setattr(_mctorus, "SPLIT_MIN", 1)
 
 
@@ -81,6 +83,67 @@ def test_centres_split_and_tables_on_thousands_of_states(forced):
     rng = np.random.default_rng(14)
     for _ in range(2000):
         _same(*_state(rng, {2: 20, 3: 9}))
+
+
+def _brute_scores(m, grid, centres, k):
+    """W and star of the k nearest free nodes (ties: the lower row) around
+    every centre cell, from the distance matrix."""
+    D = np.asarray(m.distances(m.free_ids()), dtype=np.int64)
+    L = np.asarray(m.shape)
+    co = np.asarray(m.free_points(), dtype=np.int64)
+    ws, stars = [], []
+    for c in centres:
+        gap = np.abs(co - c[: len(L)])
+        dist = np.where(np.asarray(m.torus), np.minimum(gap, L - gap), gap).sum(axis=1)
+        take = np.lexsort((np.arange(len(co)), dist))[:k]
+        ws.append(int(D[np.ix_(take, take)].sum()) // 2)
+        stars.append(int(dist[take].sum()))
+    return ws, stars
+
+
+@pytest.mark.parametrize("back", [-10 ** 6, 0, 10 ** 6])
+def test_every_centre_scores_as_the_brute_force(forced, monkeypatch, back):
+    """W of every centre (the last shell walked from either end) against
+    the k nearest points taken from the distance matrix."""
+    _check_scores(monkeypatch, back, 16, 60)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("back", [-10 ** 6, 10 ** 6])
+def test_every_centre_scores_as_the_brute_force_on_thousands_of_states(forced, monkeypatch, back):
+    _check_scores(monkeypatch, back, 17, 1500)
+
+
+def _check_scores(monkeypatch, back, seed, states):
+    monkeypatch.setattr(_centres, "BACK", back)
+    rng = np.random.default_rng(seed)
+    for _ in range(states):
+        m, k = _state(rng, {2: 9, 3: 6})
+        grid = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
+        centres = _centres._padded(np.stack(np.meshgrid(*[np.arange(s) for s in m.shape], indexing="ij"),
+                                            axis=-1).reshape(-1, m.ndim))
+        ws, stars = grid.scores(centres, k)
+        want = _brute_scores(m, grid, centres, k)
+        assert ws.tolist() == want[0] and stars.tolist() == want[1], (m.shape, m.torus, k)
+
+
+def test_tables_built_on_threads_equal_the_one_pass_tables(forced):
+    """The rotated tables built slice by slice on three threads equal
+    those built in one pass, axis by axis."""
+    from optalloc.ksubset.heuristics._grid import rotated_tables
+
+    rng = np.random.default_rng(18)
+    built = 0
+    for _ in range(40):
+        m, k = _state(rng, {2: 9, 3: 8})
+        grid = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
+        *tables, M = grid.tables(k)
+        if m.ndim < 3 or tables[0].size == 0:  # runs instead of tables
+            continue
+        built += 1
+        for a, T in enumerate(tables):
+            assert np.array_equal(T, rotated_tables(grid.occ, grid.L, grid.wrap, a, M)), (m.shape, m.torus, a)
+    assert built >= 5
 
 
 def test_mc1x1_torus_split_forced(forced):

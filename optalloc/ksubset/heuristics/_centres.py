@@ -41,7 +41,7 @@ from ..._jit import njit
 from ..._subset import metric_subset_result
 from ..._threads import run_split
 from ..bounds._lattice import TOWN_2D, TOWN_3D
-from ._grid import centre_rows, centre_scores, rotated_tables
+from ._grid import centre_rows, centre_scores, rotated_fill
 
 __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_mm", "grid_swap", "lattice_grid",
            "mm_inc_torus_grid", "mm_torus_grid", "neighbour_of_stars", "town_of_grid"]
@@ -54,6 +54,11 @@ AXES = 3
 TABLE_K = 96
 #: centres per thread below which the centres are scored in one thread (:func:`optalloc._threads.run_split`)
 SPLIT_MIN = 512
+#: with the rotated tables, the last shell is walked from its end when it leaves out fewer points than it
+#: gives by more than this (the ball of radius R then counted instead of R - 1)
+BACK = 16
+#: slices of the rotated tables per thread below which they are built in one thread
+TABLE_SLICES = 16
 
 
 class Grid:
@@ -98,9 +103,27 @@ class Grid:
         if key not in self._tables:
             out = [np.zeros((0, 1, 1), dtype=np.int32)] * AXES
             if int(self.L.min()) > 1 and not wide:  # a planar grid counts by runs (see centre_scores)
-                out = [rotated_tables(self.occ, self.L, self.wrap, a, M) for a in range(AXES)]
+                out = self._rotated(M)
             self._tables = {key: (*out, M)}
         return self._tables[key]
+
+    def _rotated(self, M: np.ndarray) -> list[np.ndarray]:
+        """The three :func:`rotated_tables`, their slices shared out among threads."""
+        out = []
+        for a in range(AXES):
+            p, r = (1 if a == 0 else 0), (1 if a == 2 else 2)
+            U = int(self.L[p] + 2 * M[p] + self.L[r] + 2 * M[r] - 1)
+            out.append(np.zeros((int(self.L[a]), U + 1, U + 1), dtype=np.int32))
+        first = np.concatenate([[0], np.cumsum(self.L)])  # slice ids: axis a's from first[a]
+
+        def piece(lo, hi):
+            for a in range(AXES):
+                s0, s1 = max(lo, first[a]), min(hi, first[a + 1])
+                if s0 < s1:
+                    rotated_fill(out[a], self.occ, self.L, self.wrap, a, M, s0 - first[a], s1 - first[a])
+
+        run_split(piece, int(first[-1]), min_items=TABLE_SLICES)
+        return out
 
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
@@ -113,7 +136,7 @@ class Grid:
 
         def piece(lo, hi):
             return centre_scores(cen[lo:hi], self.occ, self.PX, self.PY, T0, T1, T2, M, self.L, self.wrap, k,
-                                 self.in_order, self.n)
+                                 self.in_order, self.n, BACK)
 
         parts = run_split(piece, len(cen), min_items=SPLIT_MIN)
         if len(parts) == 1:
@@ -372,14 +395,27 @@ def _far(v, lo, hi, L, wrap):
 
 
 @njit(cache=True)
-def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
+def _by_value(f):
+    """Coordinates of an axis in ascending order of ``f``."""
+    return np.argsort(f, kind="mergesort")
+
+
+@njit(cache=True)
+def grid_descent(co, L, wrap, inside, max_swaps, tol_once, exact_from=10 ** 9):
     """Best-improvement swaps from the chosen points (``inside``, changed
     in place) to a local minimum: each step takes the pair of least
     ``delta = s(j) - s(i) - d(i, j)``, the lowest chosen row i and then
     the lowest unchosen row j on ties, while delta < -tol, with
     ``tol = 1e-9 * max(1, max_p s(p))`` over every point, at each step or
     (``tol_once``) at the first.  ``max_swaps`` < 0: no limit.  Returns the
-    number of swaps."""
+    number of swaps.
+
+    Only the unchosen j of ``lb(j) = s(j) - max_i s(i) - far(j) < -tol``
+    can swap, and lb is a sum over axes of ``g[a][v] - far_a(v)``: they
+    are found cell by cell from the axes' values in ascending order, not
+    by a pass over every point.  While ``sum_a max_v g[a][v] < 1e9`` the
+    integer deltas compare with any tol below 1 alike, so max_p s(p) is
+    read only from ``exact_from`` (default 1e9) on."""
     n = len(co)
     d = co.shape[1]
     width = max(L[0], L[1], L[2])
@@ -387,8 +423,16 @@ def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
     g = np.zeros((d, width), dtype=np.int64)
     lo = np.zeros(d, dtype=np.int64)
     hi = np.zeros(d, dtype=np.int64)
+    occ = np.full(L[0] * L[1] * L[2], -1, dtype=np.int64)
+    step = np.ones(3, dtype=np.int64)
+    step[1] = L[0]
+    step[2] = L[0] * L[1]
     k = 0
     for p in range(n):
+        cell = 0
+        for a in range(d):
+            cell += co[p, a] * step[a]
+        occ[cell] = p
         if inside[p]:
             k += 1
             for a in range(d):
@@ -396,59 +440,94 @@ def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
     for a in range(d):
         g[a, : L[a]] = _axis_tables(hist[a], L[a], wrap[a])
         lo[a], hi[a] = _extent(hist[a], L[a])
-    cin = np.empty(k, dtype=np.int64)
+    cin = np.empty(k, dtype=np.int64)  # the chosen rows, in any order
+    t = 0
+    for p in range(n):
+        if inside[p]:
+            cin[t] = p
+            t += 1
     sin = np.empty(k, dtype=np.int64)
-    lb = np.empty(n, dtype=np.int64)
+    key = np.empty(k, dtype=np.int64)
+    f = np.zeros((3, width), dtype=np.int64)  # g[a][v] - far_a(v); 0 on the padded axes
+    fmin = np.zeros(3, dtype=np.int64)
+    cand = np.empty(n, dtype=np.int64)
+    clb = np.empty(n, dtype=np.int64)
     swaps = 0
     tol = -1.0
     while max_swaps < 0 or swaps < max_swaps:
         if k == n or k == 0:
             break
-        t = 0
-        for p in range(n):
-            if inside[p]:
-                s = 0
-                for a in range(d):
-                    s += g[a, co[p, a]]
-                cin[t] = p
-                sin[t] = s
-                t += 1
+        for q in range(k):
+            p = cin[q]
+            sp = 0
+            for a in range(d):
+                sp += g[a, co[p, a]]
+            sin[q] = sp
+            key[q] = -sp * n + p
         # the chosen by s descending (rows ascending on ties): the pair
         # search for one j stops once s(i) + far(j) falls below its best
-        order = np.argsort(-sin, kind="mergesort")
+        order = np.argsort(key)
         cin = cin[order]
         sin = sin[order]
         smax = sin[0]
-        # lower bounds of the unchosen; the one of least bound is scored first
-        sall = smax
-        jbest = -1
-        for p in range(n):
-            s = 0
-            far = 0
-            for a in range(d):
-                v = co[p, a]
-                s += g[a, v]
-                far += _far(v, lo[a], hi[a], L[a], wrap[a])
-            sall = max(sall, s)
-            if inside[p]:
-                continue
-            lb[p] = s - smax - far
-            if jbest < 0 or lb[p] < lb[jbest]:
-                jbest = p
         if tol < 0 or not tol_once:
-            tol = 1e-9 * max(1.0, float(sall))
+            top = 0
+            for a in range(d):
+                top += g[a, : L[a]].max()
+            if top < min(exact_from, 10 ** 9):
+                tol = 0.5  # as 1e-9 max(1, max_p s(p)) < 1 for integer deltas
+            else:
+                sall = smax
+                for p in range(n):
+                    sp = 0
+                    for a in range(d):
+                        sp += g[a, co[p, a]]
+                    sall = max(sall, sp)
+                tol = 1e-9 * max(1.0, float(sall))
+        # the unchosen of lb < -tol, the first of least lb (lowest row on ties) scored first
+        for a in range(d):
+            for v in range(L[a]):
+                f[a, v] = g[a, v] - _far(v, lo[a], hi[a], L[a], wrap[a])
+            fmin[a] = f[a, : L[a]].min()
+        limit = smax - tol
+        o0 = _by_value(f[0, : L[0]])
+        o1 = _by_value(f[1, : L[1]])
+        o2 = _by_value(f[2, : L[2]])
+        m = 0
+        jbest = -1
+        for x in o0:
+            v0 = f[0, x]
+            if v0 + fmin[1] + fmin[2] >= limit:
+                break
+            for y in o1:
+                v1 = v0 + f[1, y]
+                if v1 + fmin[2] >= limit:
+                    break
+                for z in o2:
+                    v2 = v1 + f[2, z]
+                    if v2 >= limit:
+                        break
+                    p = occ[x + step[1] * y + step[2] * z]
+                    if p < 0 or inside[p]:
+                        continue
+                    cand[m] = p
+                    clb[m] = v2 - smax
+                    if jbest < 0 or clb[m] < clb[jbest] or (clb[m] == clb[jbest] and p < cand[jbest]):
+                        jbest = m
+                    m += 1
+        if m == 0:
+            break
         best = 0
         bi = -1
         bj = -1
         for phase in range(2):
-            for p in range(n):
-                if inside[p]:
-                    continue
+            for t in range(m):
                 if phase == 0:
-                    if p != jbest:
+                    if t != jbest:
                         continue
-                elif p == jbest or lb[p] > best:
+                elif t == jbest or clb[t] > best:
                     continue
+                p = cand[t]
                 sj = 0
                 far = 0
                 for a in range(d):
@@ -476,6 +555,9 @@ def grid_descent(co, L, wrap, inside, max_swaps, tol_once):
             break
         inside[bi] = False
         inside[bj] = True
+        for q in range(k):
+            if cin[q] == bi:
+                cin[q] = bj
         for a in range(d):
             u = co[bi, a]
             v = co[bj, a]

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["centre_rows", "centre_scores", "rotated_tables"]
+__all__ = ["centre_rows", "centre_scores", "rotated_fill", "rotated_tables"]
 
 
 @njit(cache=True)
@@ -62,10 +62,9 @@ def _offset(v, c, L, wrap):
 
 
 @njit(cache=True)
-def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2, hist, h0, h1, h2, mid):
+def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
     """The points at L1 distance exactly r from (c0, c1, c2), in cell order
-    (z slowest, x fastest), into rows/o0/o1/o2 (offsets from the centre),
-    or with ``hist`` their offsets counted in h0/h1/h2 (shifted by mid);
+    (z slowest, x fastest), into rows/o0/o1/o2 (offsets from the centre);
     stops after ``stop`` points.  Returns how many."""
     n = 0
     a1, n1, a2, n2 = _span(c2, r, L2, w2)
@@ -98,18 +97,82 @@ def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2, h
                     continue
                 row = occ[base + x]
                 if row >= 0:
-                    if hist:
-                        h0[mid + _offset(x, c0, L0, w0)] += 1
-                        h1[mid + dy] += 1
-                        h2[mid + dz] += 1
-                    else:
-                        rows[n] = row
-                        o0[n] = _offset(x, c0, L0, w0)
-                        o1[n] = dy
-                        o2[n] = dz
+                    rows[n] = row
+                    o0[n] = _offset(x, c0, L0, w0)
+                    o1[n] = dy
+                    o2[n] = dz
                     n += 1
                     if n == stop:
                         return n
+    return n
+
+
+@njit(cache=True)
+def _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid, back):
+    """The first ``need`` (at least 1) points at L1 distance exactly r from
+    (c0, c1, c2) in cell order (those :func:`_shell` gives), their offsets
+    counted in h0/h1/h2 (shifted by mid), the two cells of a row read
+    together without a branch; with ``back``, the last ones (in reverse
+    cell order), their offsets taken off.  Returns how many (at most need)."""
+    n = 0
+    sign = -1 if back else 1
+    a1, n1, a2, n2 = _span(c2, r, L2, w2)
+    for iz in range(n1 + n2):
+        jz = n1 + n2 - 1 - iz if back else iz
+        z = a1 + jz if jz < n1 else a2 + jz - n1
+        dz = _offset(z, c2, L2, w2)
+        b = r - abs(dz)
+        b1, m1, b2, m2 = _span(c1, b, L1, w1)
+        got = 0
+        for iy in range(m1 + m2):
+            jy = m1 + m2 - 1 - iy if back else iy
+            y = b1 + jy if jy < m1 else b2 + jy - m1
+            dy = _offset(y, c1, L1, w1)
+            bx = b - abs(dy)
+            base = L0 * (y + L1 * z)
+            xa = c0 - bx  # the row's two cells (a before b in cell order) and their offsets
+            xb = c0 + bx
+            oa = -bx
+            ob = bx
+            if w0:
+                if 2 * bx > L0:
+                    continue
+                if xa < 0:  # bx <= L0 / 2: one turn at most
+                    xa += L0
+                if xb >= L0:
+                    xb -= L0
+                if xb < xa:
+                    xa, xb = xb, xa
+                    oa, ob = ob, oa
+            elif xa < 0:
+                if xb >= L0:
+                    continue
+                xa = xb
+                oa = ob
+            elif xb >= L0:
+                xb = xa
+                ob = oa
+            if back:  # b before a
+                xa, xb = xb, xa
+                oa, ob = ob, oa
+            fa = 1 if occ[base + xa] >= 0 else 0
+            fb = 0
+            if xa == xb:  # one cell: its offset as _shell gives it
+                oa = _offset(xa, c0, L0, w0)
+            else:
+                fb = 1 if occ[base + xb] >= 0 else 0
+            if n + fa + fb > need:  # the first of the two only
+                fb = 0
+            h0[mid + oa] += sign * fa
+            h0[mid + ob] += sign * fb
+            h1[mid + dy] += sign * (fa + fb)
+            n += fa + fb
+            got += fa + fb
+            if n == need:
+                break
+        h2[mid + dz] += sign * got
+        if n == need:
+            break
     return n
 
 
@@ -150,8 +213,7 @@ def _ball(c0, c1, c2, occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, 
     big = len(rows) + 1
     while True:
         need = k - count
-        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2,
-                   False, h0, h1, h2, mid)
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2)
         if n <= need:
             take = n
             for t in range(n):
@@ -227,6 +289,19 @@ def rotated_tables(occ, L, wrap, a, M):
     wr = L[r] + 2 * M[r]
     U = wp + wr - 1
     T = np.zeros((L[a], U + 1, U + 1), dtype=np.int32)
+    rotated_fill(T, occ, L, wrap, a, M, 0, L[a])
+    return T
+
+
+@njit(cache=True, nogil=True)
+def rotated_fill(T, occ, L, wrap, a, M, lo, hi):
+    """The slices lo .. hi - 1 of :func:`rotated_tables` written into T
+    (its shape, zeros there)."""
+    p = 1 if a == 0 else 0
+    r = 1 if a == 2 else 2
+    wp = L[p] + 2 * M[p]
+    wr = L[r] + 2 * M[r]
+    U = wp + wr - 1
     step = np.ones(3, dtype=np.int64)  # cell strides per axis
     step[1] = L[0]
     step[2] = L[0] * L[1]
@@ -236,18 +311,18 @@ def rotated_tables(occ, L, wrap, a, M):
     jr = np.empty(wr, dtype=np.int64)
     for tj in range(wr):
         jr[tj] = ((tj - M[r]) % L[r]) * step[r]
-    for s in range(L[a]):
+    for s in range(lo, hi):
         base = s * step[a]
+        Ts = T[s]
         for ti in range(wp):
             for tj in range(wr):
                 if occ[base + ip[ti] + jr[tj]] >= 0:
-                    T[s, ti + tj + 1, ti - tj + wr] = 1
+                    Ts[ti + tj + 1, ti - tj + wr] = 1
         for u in range(1, U + 1):  # row sums, then down the columns
             run = 0
             for v in range(1, U + 1):
-                run += T[s, u, v]
-                T[s, u, v] = T[s, u - 1, v] + run
-    return T
+                run += Ts[u, v]
+                Ts[u, v] = Ts[u - 1, v] + run
 
 
 @njit(cache=True)
@@ -343,15 +418,18 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
     return total
 
 
-@njit(cache=True)
-def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid):
+@njit(cache=True, inline="always")
+def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid, back):
     """W, star and the radius R of the k nearest points of the centre c:
     a ball of radius q < R counted, then the shells from q + 1 on point by
     point.  With the rotated tables across the first two axes, q = R - 1
     (moved from the guess given) and the ball is counted slice by slice
     (:func:`_slices`); without them (a planar grid, or small k) by runs
     along the first axis (:func:`_runs`), q lowered from the guess until
-    the ball holds fewer than k points."""
+    the ball holds fewer than k points.  With the tables and the rows in
+    cell order, when the shell R leaves out more than ``back`` fewer
+    points than it gives, the ball R is counted instead and the shell's
+    last points walked back from its end and taken off."""
     L0, L1, L2 = L[0], L[1], L[2]
     w0, w1, w2 = wrap[0], wrap[1], wrap[2]
     c0, c1, c2 = c[0], c[1], c[2]
@@ -382,19 +460,33 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
         # q: the largest radius whose ball holds fewer than k points (the
         # ball of radius q, counted last, leaves its slices' counts in h2)
         q = max(q, -1)
-        if _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False) >= k:
+        upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)  # points of the ball q + 1
+        if upper >= k:
             count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
             while count >= k:
                 for u in range(max(0, mid - q), min(len(h2), mid + q + 1)):
                     h2[u] = 0
                 q -= 1
+                upper = count
                 count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
         else:
             q += 1
-            while _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False) < k:
+            upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)
+            while upper < k:
                 q += 1
+                upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)
             count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
-        if q >= 0:
+        if in_order and upper - k + back < k - count:
+            # fewer points of the shell q + 1 left out than taken: the ball
+            # q + 1 less its shell's last upper - k points in cell order
+            for a in range(3):
+                h = h0 if a == 0 else (h1 if a == 1 else h2)
+                T = T0 if a == 0 else (T1 if a == 1 else T2)
+                _slices(a, q + 1, c, T, M, L, wrap, PX, PY, h, mid, True)
+            if upper > k:
+                _walk(q + 1, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, upper - k, h0, h1, h2, mid, True)
+            count = k
+        elif q >= 0:
             _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True)
             _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True)
     r = q + 1
@@ -402,13 +494,12 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
     while count < k:
         need = k - count
         if in_order:  # the shell's first points in cell order, counted as walked
-            count += _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, rows, o0, o1, o2, True, h0, h1, h2,
-                            mid)
+            count += _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid, False)
             if count == k:
                 break
             r += 1
             continue
-        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, big, rows, o0, o1, o2, False, h0, h1, h2, mid)
+        n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, big, rows, o0, o1, o2)
         take = min(n, need)
         if n > need:
             order = np.argsort(rows[:n])
@@ -441,13 +532,14 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
 
 
 @njit(cache=True, nogil=True)
-def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n):
+def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n, back):
     """W and star of the k nearest points (of the n) around every centre
     (rows of ``cen``, grid coordinates); ``PX``, ``PY``: prefix counts of
     the points along the first axis (rows over the second and third axes)
     and along the second (rows over the first and third), each row twice;
     ``T0``, ``T1``, ``T2``: the :func:`rotated_tables` across each axis
-    with the margins M (empty tables: runs instead, see :func:`_score`)."""
+    with the margins M (empty tables: runs instead, see :func:`_score`);
+    ``back``: see :func:`_score`."""
     m = len(cen)
     ws = np.empty(m, dtype=np.int64)
     stars = np.empty(m, dtype=np.int64)
@@ -462,7 +554,7 @@ def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n):
     R = 0
     for i in range(m):
         w, s, R = _score(cen[i], occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, R - 1, rows, o0, o1, o2, h0, h1,
-                         h2, mid)
+                         h2, mid, back)
         ws[i] = w
         stars[i] = s
     return ws, stars
