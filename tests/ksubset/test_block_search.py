@@ -61,7 +61,7 @@ def _machine(rng):
     return _hosts(rng)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_block_search_finds_and_proves_the_brute_force_optimum(seed):
     rng = np.random.default_rng(seed)

@@ -136,6 +136,7 @@ def test_box_search_upper_and_node_limit(fresh_box_cache):
     assert box_optimum(16, 16, 128, nodes=0) is None  # over LIMIT and no search allowed
 
 
+@pytest.mark.slow  # a branch-and-bound over 5.2 million partitions: a minute and more on 2 cores
 def test_exact_proves_a_full_machine_beyond_the_tables(fresh_box_cache):
     # 5.2 million partitions of 100 fit a 16 x 16 box: the branch-and-bound
     # settles it (the LP stalls on the symmetric optima of an empty machine)
