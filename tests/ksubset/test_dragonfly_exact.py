@@ -267,3 +267,28 @@ def test_a_dragonfly_of_large_groups_is_refused_by_the_count_search():
         dragonfly_exact(m, 3)
     r = ksubset.solve(m, 3, method="exact")  # the solver falls back to the free nodes' matrix
     assert r.status == "optimal" and r.objective == ksubset.solve(m, 3, method="brute").objective
+
+
+@pytest.mark.parametrize("params", SMALL[:9], ids=IDS[:9])
+def test_the_first_target_is_gen_alg_improved_to_a_swap_optimum(params):
+    # Gen-Alg's set, then moves of one node between routers: no swap of a chosen and a free node lowers W after
+    from optalloc.ksubset.dragonfly._solve import _improved
+    from optalloc.ksubset.heuristics._network import hierarchy_gen_alg
+
+    base = dragonfly(*params)
+    rng = np.random.default_rng(23)
+    for _ in range(30):
+        m = _state(base, rng)
+        k = int(rng.integers(1, m.n_free + 1))
+        free = np.asarray(m.free)
+        nodes, _, w = hierarchy_gen_alg(m.hierarchy, free, k)
+        t = dragonfly_tables(m.hierarchy, free, k)
+        better, w2 = _improved(t, nodes, free, m.hierarchy, float(w))
+        D = np.asarray(m.distances())
+        assert w2 <= w and len(set(better.tolist())) == k and free[better].all()
+        assert D[np.ix_(better, better)].sum() / 2 == pytest.approx(w2)
+        s = D[:, better].sum(axis=1)
+        out = np.setdiff1d(np.flatnonzero(free), better)
+        if len(out):  # a swap optimum (router moves are node swaps; a set not moved has no improving move)
+            delta = s[out][None, :] - D[np.ix_(better, out)] - s[better][:, None]
+            assert delta.min() >= -1e-9
