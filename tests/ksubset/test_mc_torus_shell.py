@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from optalloc.ksubset.heuristics import _mctorus
+from optalloc.ksubset.heuristics._mcshell import _axis_weight
 from optalloc.machine import Machine
 
 
@@ -74,3 +75,34 @@ def test_a_seam_inside_the_last_group_either_way():
             _, weights = centre_sets(m, k)
             for far in (False, True):
                 assert _mctorus.centre_weights(grid, m.torus, k, far=far)[1].tolist() == weights.tolist()
+
+
+def test_axis_weight_on_a_ring_against_all_pairs():
+    """The pairs of a ring's histogram farther apart than half the ring are
+    taken off with prefix sums: the same total as summing every pair."""
+    rng = np.random.default_rng(3)
+    for _ in range(3000):
+        side, R = int(rng.integers(1, 30)), int(rng.integers(0, 16))
+        lo, hi = int(rng.integers(-R, 1)), int(rng.integers(0, R + 1))
+        if hi - lo >= side:
+            continue
+        h = np.zeros(2 * R + 1, dtype=np.int64)
+        h[lo + R:hi + R + 1] = rng.integers(0, 4, size=hi - lo + 1)
+        pos = np.arange(lo, hi + 1)
+        gap = np.abs(pos[:, None] - pos[None, :])
+        counts = h[lo + R:hi + R + 1]
+        expected = int((np.outer(counts, counts) * np.minimum(gap, side - gap)).sum()) // 2
+        assert _axis_weight(h, lo, hi, side, True, R) == expected, (side, lo, hi)
+
+
+def test_one_node_is_the_first_free_node():
+    """k = 1 skips the centres' sets: the same answer as the general path."""
+    rng = np.random.default_rng(8)
+    for _ in range(40):
+        m, _ = random_state(rng)
+        grid = np.asarray(m.free).reshape(m.shape, order="F")
+        chosen, w, centre, node, score = _mctorus.grid_mc1x1(grid, m.torus, 1)
+        nodes, W, scores, make_set = _mctorus.centre_weights(grid, m.torus, 1)
+        c = int(np.argmin(W))
+        assert (chosen.tolist(), w, centre) == (make_set(c).tolist(), int(W[c]), int(nodes[c]))
+        assert node.tolist() == nodes.tolist() and score.tolist() == scores.tolist()

@@ -131,15 +131,25 @@ def _axis_weight(h, lo, hi, side, wrap, R):
                 cnt += c
                 mom += c * t
         return w
+    # min(g, side - g) = g - (2 g - side) where 2 g > side, i.e. g >= H: the
+    # pairs that far apart are taken off with prefix sums of the counts
+    H = side // 2 + 1
+    cnt = 0
+    mom = 0
+    far_cnt = 0
+    far_mom = 0
+    p = lo
     w = 0
-    for t in range(lo, hi + 1):
-        ct = h[t + R]
-        if ct:
-            for u in range(t + 1, hi + 1):
-                cu = h[u + R]
-                if cu:
-                    g = u - t
-                    w += ct * cu * min(g, side - g)
+    for u in range(lo, hi + 1):
+        while p <= u - H:
+            far_cnt += h[p + R]
+            far_mom += h[p + R] * p
+            p += 1
+        c = h[u + R]
+        if c:
+            w += c * (u * cnt - mom) - c * ((2 * u - side) * far_cnt - 2 * far_mom)
+            cnt += c
+            mom += c * u
     return w
 
 

@@ -123,6 +123,9 @@ def grid_mc1x1(free_grid: np.ndarray, ring, k: int):
     bounds of their MC scores (sum of the k smallest L-infinity distances,
     for the bound).
     """
+    if k == 1:  # every set is its centre alone, W = 0: the first free node wins
+        node = np.flatnonzero(free_grid.ravel(order="F")).astype(np.int64)
+        return node[:1].copy(), 0, int(node[0]), node, np.zeros(len(node), dtype=np.int64)
     node, W, score, make_set = centre_weights(free_grid, ring, k)
     c = int(np.argmin(W))  # the first least W in node-id order
     return make_set(c), int(W[c]), int(node[c]), node, score
