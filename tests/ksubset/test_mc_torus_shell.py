@@ -2,16 +2,19 @@
 free centre by its definition (the k free nodes nearest by torus
 L-infinity distance, then torus L1, then node id) and its W in the torus
 metric, whichever way the kernel walks the last shell (from its near end,
-adding the cells taken, or from its far end, removing those left out)."""
+adding the cells taken, or from its far end, removing those left out);
+and whole simulations against today's dense version."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from optalloc.bench.scale._mc import baseline_machine
 from optalloc.ksubset.heuristics import _mctorus
 from optalloc.ksubset.heuristics._mcshell import _axis_weight
 from optalloc.machine import Machine
+from optalloc.sim import Allocator, KSubsetAllocator, lublin_workload, simulate
 
 
 def centre_sets(m, k):
@@ -106,3 +109,25 @@ def test_one_node_is_the_first_free_node():
         c = int(np.argmin(W))
         assert (chosen.tolist(), w, centre) == (make_set(c).tolist(), int(W[c]), int(nodes[c]))
         assert node.tolist() == nodes.tolist() and score.tolist() == scores.tolist()
+
+
+class _Dense(Allocator):
+    """MC1x1 on a torus by today's dense implementation (the oracle)."""
+
+    name = "mc1x1-dense"
+
+    def select(self, machine, k):
+        return np.asarray(baseline_machine(machine, k).indices, dtype=np.int64)
+
+
+@pytest.mark.parametrize("shape", [(6, 6, 6), (10, 8)])
+def test_a_simulation_places_every_job_as_the_dense_version(shape):
+    """A Lublin trace with EASY on small tori: every job gets the same
+    nodes at the same time as with the dense MC1x1 (the states of a real
+    schedule: fragmented, the last shell walked both ways)."""
+    m = Machine(shape, torus=True)
+    trace = lublin_workload(m.n, 300, seed=2)
+    ours = simulate(trace, m, scheduler="easy", allocator=KSubsetAllocator("mc1x1", cache=0))
+    theirs = simulate(trace, m, scheduler="easy", allocator=_Dense())
+    assert [(r.job_id, r.start, r.nodes) for r in ours.records] == [(r.job_id, r.start, r.nodes)
+                                                                     for r in theirs.records]

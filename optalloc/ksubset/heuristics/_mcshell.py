@@ -61,7 +61,7 @@ def _ball(P, st, shape, ring, c, s, lo, hi, a0, a1):
     return _box(P, st, a0, a1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ball_counts(P, st, shape, ring, cells, k):
     """Per centre: the radius r of the first L-infinity ball (with wrap)
     holding k free cells, the free cells of the ball of radius r - 1, a

@@ -81,7 +81,9 @@ def centre_weights(free_grid: np.ndarray, ring, k: int, *, far=None):
     cells = np.ascontiguousarray(np.argwhere(free_grid.T)[:, ::-1], dtype=np.int64)
     node = cells @ _node_strides(shape)
     P, st = prefix_table(free_grid, ring)
-    last, inner, score, outer = ball_counts(P, st, shape, ring, cells, k)
+    counts = run_split(lambda lo, hi: ball_counts(P, st, shape, ring, cells[lo:hi], k), len(cells),
+                       min_items=SPLIT_MIN)
+    last, inner, score, outer = (np.concatenate(part) for part in zip(*counts))
     if far is None:  # walk the shorter way through shell r
         back = 2 * (k - inner) > outer - inner
     else:
