@@ -50,8 +50,12 @@ def random_state(rng):
     return m, int(rng.integers(1, m.n_free + 1))
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_every_centre_either_way_matches_brute_force(seed):
+@pytest.mark.parametrize("sections", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_every_centre_either_way_matches_brute_force(seed, sections, monkeypatch):
+    """Slabs read from cross-sections (forced on these small machines) or
+    counted with the prefix table."""
+    monkeypatch.setattr(_mctorus, "SECTIONS_MIN", 0 if sections else 10**12)
     rng = np.random.default_rng(seed)
     for _ in range(60):
         m, k = random_state(rng)
@@ -65,10 +69,11 @@ def test_every_centre_either_way_matches_brute_force(seed):
             assert make_set(i).tolist() == sets[i].tolist(), (m, k, i)
 
 
-def test_a_seam_inside_the_last_group_either_way():
-    """Even rings of 8 to 12 on three axes, k chosen so that the last group
+def test_a_seam_inside_the_last_group_either_way(monkeypatch):
+    """Rings of 8 to 12 on three axes, k chosen so that the last group
     is cut and the windows wrap: the smallest ids are kept (from the near
     end) or the largest left out (from the far end)."""
+    monkeypatch.setattr(_mctorus, "SECTIONS_MIN", 0)
     rng = np.random.default_rng(5)
     for side in (8, 9, 10, 12):
         m = Machine((side, side, side), torus=True)

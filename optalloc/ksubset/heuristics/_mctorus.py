@@ -31,6 +31,9 @@ __all__ = ["SMALL", "centre_weights", "coords_mc1x1", "grid_mc1x1", "grid_result
 #: (its O(n^2) cost is then a fraction of a millisecond); beyond, the
 #: near-linear bounds described in :func:`grid_result`
 SMALL = 512
+#: centres times slabs per axis (2 rho + 1) from which the cross-sections of a radius are built; below,
+#: those centres' slabs are box counts (a grid of cross-sections costs as much as many box counts)
+SECTIONS_MIN = 10_000
 #: centres per thread below which the sets' W are summed in one thread (:func:`optalloc._threads.run_split`)
 SPLIT_MIN = 512
 
@@ -51,7 +54,8 @@ def _sections(ids: np.ndarray, rho: np.ndarray, shape, ring, pad):
         if wrap:
             ok &= rho <= (side - 1) // 2
     counts = np.bincount(rho[ok], minlength=1) if ok.any() else np.zeros(1, dtype=np.int64)
-    common = [int(v) for v in np.argsort(-counts, kind="stable")[:4] if counts[v] >= max(8, len(rho) // 64)]
+    common = [int(v) for v in np.argsort(-counts, kind="stable")[:4]
+              if counts[v] >= max(8, len(rho) // 64) and counts[v] * (2 * v + 1) >= SECTIONS_MIN]
     which = np.full(len(rho), -1, dtype=np.int64)
     occupied = (ids >= 0).astype(np.int32)
     grids = np.zeros((max(1, len(common)), len(shape), ids.size), dtype=np.int32)
