@@ -310,8 +310,8 @@ def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inn
     The histogram starts from a ball's count per slab of each axis: the
     ball of radius r - 1, to which the cells the set takes from shell r
     are added (walked from the shell's near end); or, where ``back[i]``
-    (the set takes more than half of the shell's free cells, ``outer[i]``
-    those of the ball of radius r), the ball of radius r, from which the
+    (where the set takes most of the shell's free cells; ``outer[i]``
+    the free cells of the ball of radius r), the ball of radius r, from which the
     cells the set leaves out are removed (walked from the far end).  The
     counts are read from ``sections[which[i], a]`` (the free cells of the
     cross-section through a padded cell, :func:`cross_sections`, for the

@@ -6,10 +6,10 @@ the free nodes of the L-infinity ball of radius r - 1 (r the first radius
 whose ball holds k free nodes, found with prefix sums) and the first ones
 of shell r in (L1, id) order.  W of that set is a sum over axes of the
 pairwise distances of a histogram: the inner ball's slabs are box counts,
-the last shell's cells are added one by one; where the set takes more than
-half of that shell's free cells, the histogram starts from the ball of
-radius r and the cells left out are removed instead, the shell walked from
-its far end (half the cells visited on average).  The set of least W wins,
+the last shell's cells are added one by one; where the set takes most of
+that shell's free cells (:data:`FAR_SHARE`), the histogram starts from the
+ball of radius r and the cells left out are removed instead, the shell
+walked from its far end (fewer cells visited).  The set of least W wins,
 the first centre in node-id order on ties (the rule of the dense version).
 """
 
@@ -34,6 +34,8 @@ SMALL = 512
 #: centres times slabs per axis (2 rho + 1) from which the cross-sections of a radius are built; below,
 #: those centres' slabs are box counts (a grid of cross-sections costs as much as many box counts)
 SECTIONS_MIN = 10_000
+#: the share of the last shell's free cells a set must take for the shell to be walked from its far end
+FAR_SHARE = 0.6
 #: centres per thread below which the sets' W are summed in one thread (:func:`optalloc._threads.run_split`)
 SPLIT_MIN = 512
 
@@ -72,8 +74,8 @@ def centre_weights(free_grid: np.ndarray, ring, k: int, *, far=None):
 
     ``far`` chooses how each histogram is summed: None, from the ball of
     radius r - 1 plus the cells taken from shell r where the set takes at
-    most half of the shell's free cells, else from the ball of radius r
-    less those left out; True or False, the one way for every centre (the
+    most :data:`FAR_SHARE` of the shell's free cells, else from the ball of
+    radius r less those left out; True or False, the one way for every centre (the
     same W, for the tests).  Returns ``(node, W, score, make_set)``: the
     centres' ids, their W, lower bounds of their MC scores and a function
     giving the sorted node ids of centre i's set.
@@ -89,7 +91,7 @@ def centre_weights(free_grid: np.ndarray, ring, k: int, *, far=None):
                        min_items=SPLIT_MIN)
     last, inner, score, outer = (np.concatenate(part) for part in zip(*counts))
     if far is None:  # walk the shorter way through shell r
-        back = 2 * (k - inner) > outer - inner
+        back = (k - inner) > FAR_SHARE * (outer - inner)
     else:
         back = np.full(len(cells), bool(far))
     R = int(last.max())
