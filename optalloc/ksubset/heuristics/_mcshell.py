@@ -7,7 +7,9 @@ A centre's set is the free cells of its L-infinity ball of radius r - 1
 node id) order; only shell r is visited cell by cell, through offsets
 sorted once per radius.  W is summed per axis over a histogram of the
 set's offsets: the inner ball's slabs are box counts (or reads of
-:func:`cross_sections`), the last shell's cells are added one by one.
+:func:`cross_sections`), the last shell's cells are added one by one (or,
+from the ball of radius r, the shell's cells the set leaves out are
+removed one by one).
 """
 
 from __future__ import annotations
@@ -59,12 +61,13 @@ def _ball(P, st, shape, ring, c, s, lo, hi, a0, a1):
     return _box(P, st, a0, a1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ball_counts(P, st, shape, ring, cells, k):
     """Per centre: the radius r of the first L-infinity ball (with wrap)
-    holding k free cells, the free cells of the ball of radius r - 1, and
-    a lower bound on the sum of the k smallest L-infinity distances (the
-    MC score) from those two counts alone.
+    holding k free cells, the free cells of the ball of radius r - 1, a
+    lower bound on the sum of the k smallest L-infinity distances (the
+    MC score) from those two counts alone, and the free cells of the ball
+    of radius r.
 
     The search for r starts from the previous centre's (a neighbour, as
     the centres come in node-id order).  The score is ``sum_{s < r} (k -
@@ -75,6 +78,7 @@ def ball_counts(P, st, shape, ring, cells, k):
     last = np.empty(n, dtype=np.int64)
     inner = np.empty(n, dtype=np.int64)
     score = np.empty(n, dtype=np.int64)
+    outer = np.empty(n, dtype=np.int64)
     lo = np.empty(d, dtype=np.int64)
     hi = np.empty(d, dtype=np.int64)
     a0 = np.empty(d, dtype=np.int64)
@@ -93,10 +97,12 @@ def ball_counts(P, st, shape, ring, cells, k):
             if below < k:
                 break
             r -= 1
+            cnt = below
         if r == 0:
             below = 0
         last[i] = r
         inner[i] = below
+        outer[i] = cnt
         acc = 0
         for s in range(r):
             vol = 1
@@ -107,7 +113,7 @@ def ball_counts(P, st, shape, ring, cells, k):
                 vol *= side
             acc += k - min(below, vol)
         score[i] = acc
-    return last, inner, score
+    return last, inner, score, outer
 
 
 @njit(cache=True)
@@ -125,15 +131,25 @@ def _axis_weight(h, lo, hi, side, wrap, R):
                 cnt += c
                 mom += c * t
         return w
+    # min(g, side - g) = g - (2 g - side) where 2 g > side, i.e. g >= H: the
+    # pairs that far apart are taken off with prefix sums of the counts
+    H = side // 2 + 1
+    cnt = 0
+    mom = 0
+    far_cnt = 0
+    far_mom = 0
+    p = lo
     w = 0
-    for t in range(lo, hi + 1):
-        ct = h[t + R]
-        if ct:
-            for u in range(t + 1, hi + 1):
-                cu = h[u + R]
-                if cu:
-                    g = u - t
-                    w += ct * cu * min(g, side - g)
+    for u in range(lo, hi + 1):
+        while p <= u - H:
+            far_cnt += h[p + R]
+            far_mom += h[p + R] * p
+            p += 1
+        c = h[u + R]
+        if c:
+            w += c * (u * cnt - mom) - c * ((2 * u - side) * far_cnt - 2 * far_mom)
+            cnt += c
+            mom += c * u
     return w
 
 
@@ -180,6 +196,48 @@ def _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, 
         for p in range(level, got):
             buf_id[p] = idpad[base + delta[buf_off[p]]]
         _select(buf_id, buf_off, level, got, m, tmp_id, tmp_off, counts)
+
+
+@njit(cache=True)
+def _shell_left_out(idpad, freepad, base, offs, delta, groups, first, r, e, lo, hi, wraps, buf_id, buf_off, tmp_id,
+                    tmp_off, counts):
+    """The e free cells of shell r around a centre that its set leaves
+    out (the complement of :func:`_last_shell`'s choice within the
+    shell): the last ones by L1 norm, then node id, found by walking the
+    shell from its far end.  Writes their offset rows to the front of
+    ``buf_off``; when the window wraps, the largest ids of the group that
+    completes the count are selected."""
+    d = offs.shape[1]
+    clipped = False
+    for a in range(d):
+        if lo[a] > -r or hi[a] < r:
+            clipped = True
+    got = 0
+    level = 0
+    for g in range(first[r + 1] - 1, first[r] - 1, -1):
+        level = got
+        if clipped:
+            for j in range(groups[g + 1] - 1, groups[g] - 1, -1):
+                inside = True
+                for a in range(d):
+                    if offs[j, a] < lo[a] or offs[j, a] > hi[a]:
+                        inside = False
+                if inside:
+                    v = idpad[base + delta[j]]
+                    if v >= 0:
+                        buf_id[got] = v
+                        buf_off[got] = j
+                        got += 1
+        else:
+            for j in range(groups[g + 1] - 1, groups[g] - 1, -1):
+                buf_off[got] = j
+                got += freepad[base + delta[j]]  # branch-free
+        if got >= e:
+            break
+    if wraps and got > e:
+        for p in range(level, got):
+            buf_id[p] = -idpad[base + delta[buf_off[p]]]  # the largest ids first
+        _select(buf_id, buf_off, level, got, e, tmp_id, tmp_off, counts)
 
 
 @njit(cache=True)
@@ -244,15 +302,21 @@ def _wraps(shape, ring, c, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inner, k, offs, delta, start, groups,
-                  first, R, sections, which):
+def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inner, outer, back, k, offs, delta,
+                  start, groups, first, R, sections, which):
     """W (the sum of torus L1 distances over pairs) of each centre's set
     (the k nearest free cells by L-infinity, L1, node id).
 
-    The inner ball's count per slab of each axis is read from
-    ``sections[which[i], a]`` (the free cells of the cross-section through
-    a padded cell, :func:`cross_sections`) when ``which[i] >= 0``, else
-    counted with the prefix table."""
+    The histogram starts from a ball's count per slab of each axis: the
+    ball of radius r - 1, to which the cells the set takes from shell r
+    are added (walked from the shell's near end); or, where ``back[i]``
+    (where the set takes most of the shell's free cells; ``outer[i]``
+    the free cells of the ball of radius r), the ball of radius r, from which the
+    cells the set leaves out are removed (walked from the far end).  The
+    counts are read from ``sections[which[i], a]`` (the free cells of the
+    cross-section through a padded cell, :func:`cross_sections`, for the
+    radius of that ball) when ``which[i] >= 0``, else counted with the
+    prefix table."""
     n, d = cells.shape
     W = np.empty(n, dtype=np.int64)
     lo = np.empty(d, dtype=np.int64)
@@ -273,6 +337,7 @@ def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inn
     for i in range(n):
         r = last[i]
         m = k - inner[i]
+        from_far = back[i] and r > 0
         for a in range(d):
             for t in range(R - r, R + r + 1):
                 h[a, t] = 0
@@ -280,7 +345,7 @@ def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inn
         for a in range(d):
             base += (cells[i, a] + pad[a]) * pst[a]
         if r > 0:
-            _ring_range(shape, ring, r - 1, lo, hi)
+            _ring_range(shape, ring, r if from_far else r - 1, lo, hi)
             q = which[i]
             if q >= 0:
                 for a in range(d):
@@ -298,12 +363,22 @@ def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inn
                             h[a, t + R] = _box(P, st, a0, a1)
         _ring_range(shape, ring, r, lo, hi)
         wraps = _wraps(shape, ring, cells[i], lo, hi)
-        _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off, tmp_id,
-                    tmp_off, counts)
-        for p in range(m):
-            j = buf_off[p]
-            for a in range(d):
-                h[a, offs[j, a] + R] += 1
+        if from_far:
+            e = outer[i] - k
+            if e > 0:
+                _shell_left_out(idpad, freepad, base, offs, delta, groups, first, r, e, lo, hi, wraps, buf_id,
+                                buf_off, tmp_id, tmp_off, counts)
+                for p in range(e):
+                    j = buf_off[p]
+                    for a in range(d):
+                        h[a, offs[j, a] + R] -= 1
+        else:
+            _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off,
+                        tmp_id, tmp_off, counts)
+            for p in range(m):
+                j = buf_off[p]
+                for a in range(d):
+                    h[a, offs[j, a] + R] += 1
         w = 0
         for a in range(d):
             w += _axis_weight(h[a], lo[a], hi[a], shape[a], ring[a], R)
