@@ -67,6 +67,17 @@ def test_grid_versions_choose_the_dense_sets():
     _run(0, 300)
 
 
+def test_one_node_sets_are_the_dense_ones():
+    # k = 1 is answered without scoring the centres: the dense versions' set, W, bound and extra all the same
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        m, _ = _state(rng)
+        if any(m.torus):
+            _same_torus(m, 1)
+        else:
+            _same_mesh(np.asarray(m.free_points(), dtype=float), 1, descents=int(rng.integers(0, 3)))
+
+
 @pytest.mark.slow
 def test_grid_versions_choose_the_dense_sets_on_thousands_of_states():
     _run(1, 3000)

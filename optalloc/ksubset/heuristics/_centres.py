@@ -42,6 +42,7 @@ from ..._subset import metric_subset_result
 from ..._threads import run_split
 from ..bounds._lattice import TOWN_2D, TOWN_3D
 from ._grid import centre_rows, centre_scores, rotated_fill
+from ._metric import half_least
 
 __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_mm", "grid_swap", "lattice_grid",
            "mm_inc_torus_grid", "mm_torus_grid", "neighbour_of_stars", "town_of_grid"]
@@ -209,7 +210,7 @@ def torus_grid(coords: np.ndarray, axes) -> Grid | None:
 
 def neighbour_of_stars(stars: np.ndarray, k: int) -> float:
     """The neighbour bound from every point's star: half the sum of the k least."""
-    return 0.5 * float(np.partition(stars, k - 1)[:k].sum())
+    return half_least(stars, k)
 
 
 def town_of_grid(d: int, k: int) -> float:
@@ -222,6 +223,9 @@ def grid_gen_alg(grid: Grid, k: int, descents: int = 0):
     """Gen-Alg on the grid: ``(rows, W, centre row, stars, lightest)``;
     ``lightest`` are the rows of the ``descents`` centres of least W
     (ties: input order), lightest first."""
+    if k == 1:  # every set is its centre, of W 0: the first centre wins
+        stars = np.zeros(grid.n, dtype=np.int64)
+        return np.zeros(1, dtype=np.intp), 0.0, 0, stars, [np.array([c]) for c in range(min(descents, grid.n))]
     ws, stars = grid.scores(grid.co, k)
     best_c = int(np.argmin(ws))
     order = np.argsort(ws, kind="stable")[:descents] if descents else np.zeros(0, dtype=np.intp)

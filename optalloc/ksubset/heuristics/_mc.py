@@ -12,6 +12,7 @@ from ..bounds._lattice import TOWN_2D, TOWN_3D, heuristic_bound
 from ._mcdense import dense_choice
 from ._mcgrid import mesh_fill, mesh_scores, prefix_table, tie_parts
 from ._mctorus import SMALL
+from ._metric import half_least
 
 #: the largest occupancy grid (cells) the prefix-sum path builds
 _GRID_MAX = float(1 << 25)
@@ -292,7 +293,7 @@ def mc1x1(points, k, *, shape=None, tie_break=None, request=None):
         bound = heuristic_bound(pts, k)
     else:
         town = {2: TOWN_2D, 3: TOWN_3D}.get(d, ())
-        bound = max(0.5 * float(np.partition(scores, k - 1)[:k].sum()), float(town[k - 1]) if k <= len(town) else 0.0)
+        bound = max(half_least(scores, k), float(town[k - 1]) if k <= len(town) else 0.0)
     if g is not None:
         bound = max(bound, float(weights_of_sets(pts, np.sort(chosen)[None])[0]) / g)
     return make_result(pts, chosen, method="mc1x1", start=start, guarantee=g, bound=bound, extra=extra)

@@ -24,6 +24,7 @@ from ..._threads import run_split
 from ._mcgrid import prefix_table
 from ._mcshell import ball_counts, cross_sections, shell_offsets, torus_set, torus_weights
 from ._median import gen_alg_guarantee
+from ._metric import half_least
 
 __all__ = ["SMALL", "centre_weights", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"]
 
@@ -159,7 +160,7 @@ def grid_result(free_grid, ring, k, *, start=None):
     g = d * gen_alg_guarantee(k) if k > 1 else 1.0
     bound = w / g
     if len(nodes) > SMALL:
-        bound = max(bound, 0.5 * float(np.partition(score, k - 1)[:k].sum()))
+        bound = max(bound, half_least(score, k))
     # coordinates of the chosen ids: x fastest
     cells = np.stack(np.unravel_index(chosen, shape, order="F"), axis=1).astype(np.int64)
     pts = cells.astype(float)
