@@ -175,7 +175,7 @@ def test_exact_runs_the_box_search_on_a_sparser_machine():
     machine = box(16, 16)
     pts = machine[(machine[:, 1] < 12) | (machine[:, 0] == 0)]
     assert len(pts) < 0.9 * 256 and partition_count(64, 16, 16) > LIMIT
-    res = exact(pts, 64, time_limit=10)
+    res = exact(pts, 64, time_limit=120)  # a fresh install compiles the kernels within this limit
     assert res.status == "optimal" and res.extra["phase"] == "box"
     assert res.objective == box_optimum(16, 16, 64)[0] == weight(res.points) == 10556
 
