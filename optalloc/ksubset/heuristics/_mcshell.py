@@ -154,28 +154,35 @@ def _axis_weight(h, lo, hi, side, wrap, R):
 
 
 @njit(cache=True)
-def _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off, tmp_id,
+def _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, wraps, back, buf_id, buf_off, tmp_id,
                 tmp_off, counts):
     """The m cells taken from shell r around a centre (padded index
     ``base``): the free cells of the shell by L1 norm, then node id.
     Writes their offset rows to the front of ``buf_off`` (the scan reads
     the byte grid ``freepad``; node ids, in ``buf_id``, are read only for
-    the group that completes the set when the window wraps).
+    the group that completes the set when the window wraps).  With
+    ``back``, the m free cells a set leaves out of the shell instead (the
+    complement of the choice): the last ones by L1 norm, then node id,
+    found by walking the shell from its far end.
 
     Within a group of one L1 norm the offsets come in node-id order unless
-    the centre's window wraps (``wraps``); then the smallest ids of the
-    group that completes the set are selected (their order is not kept)."""
+    the centre's window wraps (``wraps``); then the smallest ids (with
+    ``back`` the largest) of the group that completes the count are
+    selected (their order is not kept)."""
     d = offs.shape[1]
     clipped = False
     for a in range(d):
         if lo[a] > -r or hi[a] < r:
             clipped = True
+    step = -1 if back else 1
+    g0, g1 = (first[r + 1] - 1, first[r] - 1) if back else (first[r], first[r + 1])
     got = 0
     level = 0
-    for g in range(first[r], first[r + 1]):
+    for g in range(g0, g1, step):
         level = got
+        j0, j1 = (groups[g + 1] - 1, groups[g] - 1) if back else (groups[g], groups[g + 1])
         if clipped:
-            for j in range(groups[g], groups[g + 1]):
+            for j in range(j0, j1, step):
                 inside = True
                 for a in range(d):
                     if offs[j, a] < lo[a] or offs[j, a] > hi[a]:
@@ -187,57 +194,15 @@ def _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, 
                         buf_off[got] = j
                         got += 1
         else:
-            for j in range(groups[g], groups[g + 1]):
+            for j in range(j0, j1, step):
                 buf_off[got] = j
                 got += freepad[base + delta[j]]  # branch-free
         if got >= m:
             break
     if wraps and got > m:
         for p in range(level, got):
-            buf_id[p] = idpad[base + delta[buf_off[p]]]
+            buf_id[p] = step * idpad[base + delta[buf_off[p]]]  # backwards: the largest ids first
         _select(buf_id, buf_off, level, got, m, tmp_id, tmp_off, counts)
-
-
-@njit(cache=True)
-def _shell_left_out(idpad, freepad, base, offs, delta, groups, first, r, e, lo, hi, wraps, buf_id, buf_off, tmp_id,
-                    tmp_off, counts):
-    """The e free cells of shell r around a centre that its set leaves
-    out (the complement of :func:`_last_shell`'s choice within the
-    shell): the last ones by L1 norm, then node id, found by walking the
-    shell from its far end.  Writes their offset rows to the front of
-    ``buf_off``; when the window wraps, the largest ids of the group that
-    completes the count are selected."""
-    d = offs.shape[1]
-    clipped = False
-    for a in range(d):
-        if lo[a] > -r or hi[a] < r:
-            clipped = True
-    got = 0
-    level = 0
-    for g in range(first[r + 1] - 1, first[r] - 1, -1):
-        level = got
-        if clipped:
-            for j in range(groups[g + 1] - 1, groups[g] - 1, -1):
-                inside = True
-                for a in range(d):
-                    if offs[j, a] < lo[a] or offs[j, a] > hi[a]:
-                        inside = False
-                if inside:
-                    v = idpad[base + delta[j]]
-                    if v >= 0:
-                        buf_id[got] = v
-                        buf_off[got] = j
-                        got += 1
-        else:
-            for j in range(groups[g + 1] - 1, groups[g] - 1, -1):
-                buf_off[got] = j
-                got += freepad[base + delta[j]]  # branch-free
-        if got >= e:
-            break
-    if wraps and got > e:
-        for p in range(level, got):
-            buf_id[p] = -idpad[base + delta[buf_off[p]]]  # the largest ids first
-        _select(buf_id, buf_off, level, got, e, tmp_id, tmp_off, counts)
 
 
 @njit(cache=True)
@@ -366,15 +331,15 @@ def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inn
         if from_far:
             e = outer[i] - k
             if e > 0:
-                _shell_left_out(idpad, freepad, base, offs, delta, groups, first, r, e, lo, hi, wraps, buf_id,
-                                buf_off, tmp_id, tmp_off, counts)
+                _last_shell(idpad, freepad, base, offs, delta, groups, first, r, e, lo, hi, wraps, True, buf_id,
+                            buf_off, tmp_id, tmp_off, counts)
                 for p in range(e):
                     j = buf_off[p]
                     for a in range(d):
                         h[a, offs[j, a] + R] -= 1
         else:
-            _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, wraps, buf_id, buf_off,
-                        tmp_id, tmp_off, counts)
+            _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, wraps, False, buf_id,
+                        buf_off, tmp_id, tmp_off, counts)
             for p in range(m):
                 j = buf_off[p]
                 for a in range(d):
@@ -476,7 +441,7 @@ def torus_set(idpad, freepad, pst, pad, shape, ring, cell, r, m, k, offs, delta,
     buf_id = np.empty(nmax, dtype=np.int32)
     buf_off = np.empty(nmax, dtype=np.int64)
     _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, _wraps(shape, ring, cell, lo, hi),
-                buf_id, buf_off, np.empty(nmax, dtype=np.int32), np.empty(nmax, dtype=np.int64),
+                False, buf_id, buf_off, np.empty(nmax, dtype=np.int32), np.empty(nmax, dtype=np.int64),
                 np.empty(65, dtype=np.int64))
     for p in range(m):
         out[got + p] = idpad[base + delta[buf_off[p]]]
