@@ -286,14 +286,18 @@ def _searchable(D: np.ndarray, pts: np.ndarray, axes, integral: bool) -> bool:
     return bool(np.array_equal(total, D))
 
 
+def _short_budget(problem: MetricProblem) -> float:
+    """Seconds for a search run before the LP: ``_SHORT_SEARCH``, at most a
+    quarter of the time left."""
+    time_left = problem.time_left()
+    return _SHORT_SEARCH if time_left is None else min(_SHORT_SEARCH, time_left / 4)
+
+
 def _short_search(problem: MetricProblem, axes, state: Bracket, extra: dict, verbose: bool) -> Bracket:
     """The search over column and row counts before the LP, for at most
     _SHORT_SEARCH seconds (a quarter of the time left): it settles small k
     at once, where building the LP costs more."""
-    budget = _SHORT_SEARCH
-    time_left = problem.time_left()
-    if time_left is not None:
-        budget = min(budget, time_left / 4)
+    budget = _short_budget(problem)
     if budget <= 0:
         return state
     t0 = time.perf_counter()
@@ -311,10 +315,7 @@ def _narrow(problem: MetricProblem, axes, state: Bracket, extra: dict) -> Bracke
     meshes and the wide sets by their partition bound
     (:func:`..search._torusnarrow.torus_narrow`), for at most
     ``_SHORT_SEARCH`` seconds (a quarter of the time left)."""
-    budget = _SHORT_SEARCH
-    time_left = problem.time_left()
-    if time_left is not None:
-        budget = min(budget, time_left / 4)
+    budget = _short_budget(problem)
     if budget <= 0:
         return state
     t0 = time.perf_counter()
