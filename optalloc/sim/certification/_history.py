@@ -34,11 +34,11 @@ from ..engine._simulate import _as_allocation
 from ..workload import History, history_nodes, read_history
 from ._canonical import canonical_key
 from ._certify import _check_seconds, _check_workers, _prepare
-from ._exact import EXACT_MAX_FREE, Solved, State, StateSolver, _integral, solve_state
+from ._exact import EXACT_MAX_FREE, State, StateSolver, _integral
 from ._machine import metric_name, metric_weight
 from ._result import Certification
 from ._rows import TOL, DecisionRow, _num
-from ._run import _IDLE_SHARE, _Pacer, _row_bracket
+from ._run import _Budget, _row_bracket, quick_bracket
 
 __all__ = ["HISTORY", "HistoryCertification", "certify_history"]
 
@@ -276,17 +276,8 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
             if sym is not None:
                 seen_sym.setdefault(sym, pos)
     solved = {}
-    deadline = None if total_time_limit is None else wall0 + total_time_limit
-    stopped = [False]
-
-    def stop():
-        if deadline is not None and _time.perf_counter() > deadline:
-            stopped[0] = True
-        return stopped[0]
-
-    pace = None
-    if deadline is not None and exact and cluster is None:
-        pace = _Pacer(deadline, workers, len(states), time_limit)
+    budget = _Budget(wall0, total_time_limit, paced=bool(exact) and cluster is None, workers=workers,
+                     states=len(states), cap=time_limit)
     report, scope = library_progress(progress, label="history", unit="states", total=len(states))
     with scope:
         def handle(pos, s):
@@ -297,12 +288,11 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
                 report(len(solved), len(states))
 
         StateSolver(machine, exact=exact, time_limit=time_limit if exact else None, workers=workers,
-                    scheduler=cluster, idle_seconds=None if deadline is None else _IDLE_SHARE * total_time_limit,
-                    ).run(states, handle, stop=stop if deadline is not None else None, pace=pace)
+                    scheduler=cluster, idle_seconds=budget.idle_seconds).run(states, handle, stop=budget.stop,
+                                                                             pace=budget.pace)
     for s in states:  # the time is spent: the quickest bound for the states not solved
         if s.pos not in solved:
-            b = solve_state(machine, s.free_ids, s.k, exact=False, quick=True)
-            solved[s.pos] = Solved(b.lower, b.upper, "bracket", 0.0)
+            solved[s.pos] = quick_bracket(machine, s)
 
     # 3. the rows
     integral = _integral(machine)
@@ -320,7 +310,7 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
         "time_limit" if any(r.status == "time_limit" for r in rows) else "bracket")
     if not exact and termination != "optimal":
         termination = "bounds"
-    if stopped[0] and termination != "optimal":
+    if budget.stopped and termination != "optimal":
         termination = "total_time_limit"
     return HistoryCertification(
         tuple(rows), names, HISTORY, None, exact=bool(exact), time_limit=time_limit if exact else None,

@@ -94,6 +94,35 @@ class _Pacer:
         return state._replace(time_limit=min(self.cap, max(share, _MIN_SHARE)))
 
 
+class _Budget:
+    """A run's total time limit (``total`` seconds from ``start``; None:
+    none): :meth:`stop` says when to stop sending states (and notes it in
+    ``stopped``), ``pace`` shares the time among them (:class:`_Pacer`,
+    when ``paced``), ``idle_seconds`` is the idle machine's bounds' share
+    (a tenth)."""
+
+    def __init__(self, start: float, total: float | None, *, paced: bool, workers: int, states: int,
+                 cap: float | None):
+        self.deadline = None if total is None else start + total
+        self.idle_seconds = None if total is None else _IDLE_SHARE * total
+        self.stopped = False
+        self.pace = None
+        if self.deadline is not None and paced:
+            self.pace = _Pacer(self.deadline, max(1, workers), states, cap)
+
+    def stop(self) -> bool:
+        if self.deadline is not None and _time.perf_counter() > self.deadline:
+            self.stopped = True
+        return self.stopped
+
+
+def quick_bracket(machine, state: State) -> Solved:
+    """The quickest bracket of a state (the neighbour bound, valid in every
+    metric): for the states a spent time limit left unsolved."""
+    b = solve_state(machine, state.free_ids, state.k, exact=False, quick=True)
+    return Solved(b.lower, b.upper, "bracket", 0.0)
+
+
 class _Certifier:
     """One certification run (see the module notes)."""
 
@@ -241,26 +270,16 @@ class _Certifier:
                 self.report.track(self.report.n, stage=stage)
         for pos in list(solved):  # rows read back from a resumed file
             self._arrived(pos, solved[pos], waiting)
-        deadline = None if p.total_time_limit is None else wall0 + p.total_time_limit
-        # the idle machine's bounds take at most a tenth of a total time limit
-        idle_seconds = None if p.total_time_limit is None else _IDLE_SHARE * p.total_time_limit
+        budget = _Budget(wall0, p.total_time_limit, paced=p.exact and p.cluster is None, workers=p.workers,
+                         states=len(states), cap=p.time_limit)
         solver = StateSolver(p.machine, exact=p.exact, time_limit=p.time_limit, workers=p.workers,
-                             scheduler=p.cluster, idle_seconds=idle_seconds, announce=announce)
-
-        def stop():
-            if deadline is not None and _time.perf_counter() > deadline:
-                self.stopped = True
-            return self.stopped
-
-        pace = None
-        if deadline is not None and p.exact and p.cluster is None:
-            pace = _Pacer(deadline, max(1, p.workers), len(states), p.time_limit)
-        solver.run(states, lambda pos, s: self._arrived(pos, s, waiting), stop=stop, pace=pace)
+                             scheduler=p.cluster, idle_seconds=budget.idle_seconds, announce=announce)
+        solver.run(states, lambda pos, s: self._arrived(pos, s, waiting), stop=budget.stop, pace=budget.pace)
+        self.stopped = budget.stopped
         if self.stopped:  # the quickest bound for what was not solved: the time is spent
             for s in states:
                 if s.pos not in self.solved:
-                    b = solve_state(p.machine, s.free_ids, s.k, exact=False, quick=True)
-                    self._arrived(s.pos, Solved(b.lower, b.upper, "bracket", 0.0), waiting, timed=False)
+                    self._arrived(s.pos, quick_bracket(p.machine, s), waiting, timed=False)
 
     def _arrived(self, pos, s: Solved, waiting, *, timed=True):
         """A state's optimum is known: complete the rows that wait for it, then
