@@ -40,17 +40,21 @@ def _w_of(q: int, k: int) -> float:
 def _nodes(tables, vectors, free_mask) -> np.ndarray:
     """The chosen node ids of the groups' vertex vectors: the lowest free
     nodes of each router."""
+    counts = np.zeros(len(tables.routers), dtype=np.int64)
+    for b, u in enumerate(vectors.tolist()):
+        if u >= 0:
+            lo, hi = tables.gptr[b], tables.gptr[b + 1]
+            counts[lo:hi] = tables.vec[u, :hi - lo]
+    return _router_nodes(tables, counts, free_mask)
+
+
+def _router_nodes(tables, counts, free_mask) -> np.ndarray:
+    """The node ids, ascending, of ``counts[i]`` nodes on router
+    ``tables.routers[i]``: the lowest free nodes of each."""
     p = tables.unit_size
     per = np.asarray(free_mask, dtype=bool).reshape(-1, p)
-    out = []
-    for b, u in enumerate(vectors.tolist()):
-        if u < 0:
-            continue
-        lo, hi = tables.gptr[b], tables.gptr[b + 1]
-        for r, c in zip(tables.routers[lo:hi].tolist(), tables.vec[u, :hi - lo].tolist(), strict=True):
-            if c:
-                out.extend((r * p + np.flatnonzero(per[r])[:c]).tolist())
-    return np.sort(np.array(out, dtype=np.int64))
+    out = [r * p + np.flatnonzero(per[r])[:c] for r, c in zip(tables.routers.tolist(), counts.tolist()) if c]
+    return np.sort(np.concatenate(out)).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
 
 @njit(cache=True)
@@ -94,11 +98,9 @@ def _improved(tables, nodes, free, h, w):
     c = _descent(tables.M, tables.free, c)
     if np.array_equal(c, start):
         return nodes, w
-    per = np.asarray(free, dtype=bool).reshape(-1, p)
-    out = np.concatenate([r * p + np.flatnonzero(per[r])[:n] for r, n in zip(tables.routers.tolist(), c.tolist())
-                          if n])
+    out = _router_nodes(tables, c, free)
     better = float(h.weight(out))
-    return (np.sort(out), better) if better < w else (nodes, w)
+    return (out, better) if better < w else (nodes, w)
 
 
 def _checked(tables, vectors, free, h, q, k):
