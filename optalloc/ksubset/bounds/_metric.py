@@ -44,6 +44,7 @@ import math
 
 import numpy as np
 
+from .._common import half_least
 from ..search._ring import free_grid, partition_bound
 
 __all__ = ["TRIANGLE_CHECK_MAX", "axis_metric", "gen_alg_holds", "neighbour_metric", "partition_metric"]
@@ -67,7 +68,7 @@ def neighbour_metric(D: np.ndarray, k: int) -> float:
         return 0.0
     part = np.partition(D, k - 1, axis=1)[:, :k] if k < n else D
     f = part.sum(axis=1)
-    return 0.5 * float(np.partition(f, k - 1)[:k].sum())
+    return half_least(f, k)
 
 
 def axis_metric(coords: np.ndarray, k: int, shape, torus) -> float:

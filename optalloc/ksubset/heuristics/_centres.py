@@ -40,9 +40,9 @@ from ..._gridweight import grid_weight
 from ..._jit import njit
 from ..._subset import metric_subset_result
 from ..._threads import run_split
+from .._common import half_least
 from ..bounds._lattice import TOWN_2D, TOWN_3D
 from ._grid import centre_rows, centre_scores, rotated_fill
-from ._metric import half_least
 
 __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_mm", "grid_swap", "lattice_grid",
            "mm_inc_torus_grid", "mm_torus_grid", "neighbour_of_stars", "town_of_grid"]

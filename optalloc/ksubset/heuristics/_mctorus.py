@@ -21,10 +21,10 @@ import numpy as np
 
 from ..._subset import metric_subset_result
 from ..._threads import run_split
+from .._common import half_least
 from ._mcgrid import prefix_table
 from ._mcshell import ball_counts, cross_sections, shell_offsets, torus_set, torus_weights
 from ._median import gen_alg_guarantee
-from ._metric import half_least
 
 __all__ = ["SMALL", "centre_weights", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"]
 
