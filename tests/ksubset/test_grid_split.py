@@ -196,3 +196,30 @@ def test_the_speed_rows_agree_with_the_oracles():
 
     got = rows(quick=True)
     assert len(got) >= 16 and all(r.agree for r in got)
+
+
+def _even_torus(rng):
+    """A 3D torus of even sides (every plane counts a wide diamond around its antipode)."""
+    shape = tuple(int(s) for s in 2 * rng.integers(1, 5, size=3))
+    m = Machine(shape, torus=(True, True, True))
+    busy = rng.random(m.n) < rng.uniform(0.0, 0.9)
+    busy[int(rng.integers(m.n))] = False
+    if busy.any():
+        m.allocate(np.flatnonzero(busy))
+    return m, int(rng.integers(1, m.n_free + 1))
+
+
+@pytest.mark.parametrize("back", [-10 ** 6, 10 ** 6])
+def test_wide_balls_on_even_tori_score_as_the_brute_force(forced, monkeypatch, back):
+    """Diamonds past the tables' margins counted around the antipode, on
+    tori of even sides with k up to every free node, against the distance matrix."""
+    monkeypatch.setattr(_centres, "BACK", back)
+    rng = np.random.default_rng(18)
+    for _ in range(120):
+        m, k = _even_torus(rng)
+        grid = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
+        centres = _centres._padded(np.stack(np.meshgrid(*[np.arange(s) for s in m.shape], indexing="ij"),
+                                            axis=-1).reshape(-1, m.ndim))
+        ws, stars = grid.scores(centres, k)
+        want = _brute_scores(m, grid, centres, k)
+        assert ws.tolist() == want[0] and stars.tolist() == want[1], (m.shape, k)

@@ -82,6 +82,9 @@ class Grid:
         free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x)
         self.PX = _prefix(free.reshape(-1, self.L[0]))
         self.PY = _prefix(free.transpose(0, 2, 1).reshape(-1, self.L[1]))  # rows x + L0 z
+        self.tot = np.zeros((AXES, int(self.L.max())), dtype=np.int64)  # points per plane across each axis
+        for a, other in enumerate(((0, 1), (0, 2), (1, 2))):  # free is (z, y, x): axis a is free's 2 - a
+            self.tot[a, : self.L[a]] = free.sum(axis=other)
         self._tables = {}
 
     def tables(self, k: int):
@@ -98,8 +101,10 @@ class Grid:
         while r < sum(sides) and density * _ball_cells(r, sides) < k:
             r += 1
         M = np.where(self.wrap, np.minimum((self.L - 1) // 2, r + 2), 0).astype(np.int64)
-        # a ball much wider than half a ring counts most slices by runs: no tables then
-        wide = bool(np.any(self.wrap & (r > (self.L - 1) // 2 + 3)))
+        # a ball much wider than half a ring counts most slices by runs: no tables then, unless
+        # every axis is a ring of even length (a wide diamond is counted around the antipode)
+        even = bool(np.all(self.wrap) and np.all(self.L % 2 == 0))
+        wide = bool(np.any(self.wrap & (r > (self.L - 1) // 2 + 3))) and not even
         key = (*M.tolist(), wide)
         if key not in self._tables:
             out = [np.zeros((0, 1, 1), dtype=np.int32)] * AXES
@@ -137,7 +142,7 @@ class Grid:
 
         def piece(lo, hi):
             return centre_scores(cen[lo:hi], self.occ, self.PX, self.PY, T0, T1, T2, M, self.L, self.wrap, k,
-                                 self.in_order, self.n, BACK)
+                                 self.in_order, self.n, BACK, self.tot)
 
         parts = run_split(piece, len(cen), min_items=SPLIT_MIN)
         if len(parts) == 1:

@@ -359,28 +359,39 @@ def _reach(L, wrap):
 
 
 @njit(cache=True)
-def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
+def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot):
     """The points of the ball of radius q around c, counted slice by slice
     across axis a: each slice's L1 diamond is a box of the rotated table T
     (:func:`rotated_tables`) when T is not empty and the diamond wraps
     onto no cell twice (b at most the margin M of the plane's ring axes,
-    M <= (L - 1) // 2: 2 b + 1 <= L), else runs
-    of the prefix counts (PX along the first axis, for a = 1, 2; PY along
-    the second, for a = 0) over the plane's other axis; with ``fill`` each
-    slice's count goes to h at its offset (shifted by mid)."""
+    M <= (L - 1) // 2: 2 b + 1 <= L); on a plane of two rings of even
+    lengths a diamond wider than that is the plane's points (``tot[a]``,
+    per slice) less the diamond of radius ``L_p / 2 + L_r / 2 - 1 - b``
+    around the antipode (a cell's two distances sum to ``L_p / 2 + L_r /
+    2``); else runs of the prefix counts (PX along the first axis, for
+    a = 1, 2; PY along the second, for a = 0) over the plane's other axis;
+    with ``fill`` each slice's count goes to h at its offset (shifted by
+    mid)."""
     p = 1 if a == 0 else 0
     r = 1 if a == 2 else 2
     ci = c[p]
     cj = c[r]
     top = -1  # the largest radius a box counts exactly (M <= (L - 1) // 2 on a ring)
+    far = q + 1  # the least radius counted by the antipode's box
     if T.shape[0] > 0:
         top = q
         if wrap[p]:
             top = min(top, M[p])
         if wrap[r]:
             top = min(top, M[r])
+        if wrap[p] and wrap[r] and L[p] % 2 == 0 and L[r] % 2 == 0:
+            far = L[p] // 2 + L[r] // 2 - 1 - min(M[p], M[r])
     cu = ci + M[p] + cj + M[r]
     cv = ci + M[p] - cj - M[r] + L[r] + 2 * M[r] - 1
+    ai = (ci + L[p] // 2) % L[p]
+    aj = (cj + L[r] // 2) % L[r]
+    au = ai + M[p] + aj + M[r]
+    av = ai + M[p] - aj - M[r] + L[r] + 2 * M[r] - 1
     U = T.shape[1] - 1
     # the runs: along axis ra of the rows A + B t, t over axis o
     P = PY if a == 0 else PX
@@ -400,6 +411,12 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
             v1 = min(U - 1, cv + b) + 1
             if u1 > u0 and v1 > v0:
                 cnt = T[t, u1, v1] - T[t, u0, v1] - T[t, u1, v0] + T[t, u0, v0]
+        elif b >= far:
+            cnt = tot[a, t]
+            e = L[p] // 2 + L[r] // 2 - 1 - b
+            if e >= 0:
+                cnt -= (T[t, au + e + 1, av + e + 1] - T[t, au - e, av + e + 1] - T[t, au + e + 1, av - e]
+                        + T[t, au - e, av - e])
         elif L[o] == 1:  # one run: the plane is a line
             cnt = _run(P, t, ci, b, L[ra], wrap[ra])
         else:
@@ -419,7 +436,7 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill):
 
 
 @njit(cache=True, inline="always")
-def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid, back):
+def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid, back, tot):
     """W, star and the radius R of the k nearest points of the centre c:
     a ball of radius q < R counted, then the shells from q + 1 on point by
     point.  With the rotated tables across the first two axes, q = R - 1
@@ -460,35 +477,35 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
         # q: the largest radius whose ball holds fewer than k points (the
         # ball of radius q, counted last, leaves its slices' counts in h2)
         q = max(q, -1)
-        upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)  # points of the ball q + 1
+        upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False, tot)  # points of the ball q + 1
         if upper >= k:
-            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
+            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot)
             while count >= k:
                 for u in range(max(0, mid - q), min(len(h2), mid + q + 1)):
                     h2[u] = 0
                 q -= 1
                 upper = count
-                count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
+                count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot)
         else:
             q += 1
-            upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)
+            upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False, tot)
             while upper < k:
                 q += 1
-                upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False)
-            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True)
+                upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False, tot)
+            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot)
         if in_order and upper - k + back < k - count:
             # fewer points of the shell q + 1 left out than taken: the ball
             # q + 1 less its shell's last upper - k points in cell order
             for a in range(3):
                 h = h0 if a == 0 else (h1 if a == 1 else h2)
                 T = T0 if a == 0 else (T1 if a == 1 else T2)
-                _slices(a, q + 1, c, T, M, L, wrap, PX, PY, h, mid, True)
+                _slices(a, q + 1, c, T, M, L, wrap, PX, PY, h, mid, True, tot)
             if upper > k:
                 _walk(q + 1, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, upper - k, h0, h1, h2, mid, True)
             count = k
         elif q >= 0:
-            _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True)
-            _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True)
+            _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot)
+            _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot)
     r = q + 1
     big = len(rows) + 1
     while count < k:
@@ -532,14 +549,15 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
 
 
 @njit(cache=True, nogil=True)
-def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n, back):
+def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n, back, tot):
     """W and star of the k nearest points (of the n) around every centre
     (rows of ``cen``, grid coordinates); ``PX``, ``PY``: prefix counts of
     the points along the first axis (rows over the second and third axes)
     and along the second (rows over the first and third), each row twice;
     ``T0``, ``T1``, ``T2``: the :func:`rotated_tables` across each axis
     with the margins M (empty tables: runs instead, see :func:`_score`);
-    ``back``: see :func:`_score`."""
+    ``back``: see :func:`_score`; ``tot[a, t]``: the points of the plane t
+    across axis a."""
     m = len(cen)
     ws = np.empty(m, dtype=np.int64)
     stars = np.empty(m, dtype=np.int64)
@@ -554,7 +572,7 @@ def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n, back
     R = 0
     for i in range(m):
         w, s, R = _score(cen[i], occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, R - 1, rows, o0, o1, o2, h0, h1,
-                         h2, mid, back)
+                         h2, mid, back, tot)
         ws[i] = w
         stars[i] = s
     return ws, stars
