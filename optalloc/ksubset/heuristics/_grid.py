@@ -359,7 +359,7 @@ def _reach(L, wrap):
 
 
 @njit(cache=True)
-def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot):
+def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two):
     """The points of the ball of radius q around c, counted slice by slice
     across axis a: each slice's L1 diamond is a box of the rotated table T
     (:func:`rotated_tables`) when T is not empty and the diamond wraps
@@ -371,15 +371,16 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot):
     2``); else runs of the prefix counts (PX along the first axis, for
     a = 1, 2; PY along the second, for a = 0) over the plane's other axis;
     with ``fill`` each slice's count goes to h at its offset (shifted by
-    mid)."""
+    mid).  With ``two`` the ball of radius q + 1 is counted in the same
+    pass, its slices' counts in hb and its total returned second (else 0)."""
     p = 1 if a == 0 else 0
     r = 1 if a == 2 else 2
     ci = c[p]
     cj = c[r]
     top = -1  # the largest radius a box counts exactly (M <= (L - 1) // 2 on a ring)
-    far = q + 1  # the least radius counted by the antipode's box
+    far = q + 2  # the least radius counted by the antipode's box
     if T.shape[0] > 0:
-        top = q
+        top = q + 1
         if wrap[p]:
             top = min(top, M[p])
         if wrap[r]:
@@ -398,45 +399,52 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot):
     ra = 1 if a == 0 else 0
     o = 1 if a == 2 else 2
     total = 0
-    a1, n1, a2, n2 = _span(c[a], q, L[a], wrap[a])
+    outer = 0
+    a1, n1, a2, n2 = _span(c[a], q + 1 if two else q, L[a], wrap[a])
     for j in range(n1 + n2):
         t = a1 + j if j < n1 else a2 + j - n1
         d = _offset(t, c[a], L[a], wrap[a])
-        b = q - abs(d)
-        cnt = 0
-        if b <= top:
-            u0 = max(0, cu - b)
-            u1 = min(U - 1, cu + b) + 1
-            v0 = max(0, cv - b)
-            v1 = min(U - 1, cv + b) + 1
-            if u1 > u0 and v1 > v0:
-                cnt = T[t, u1, v1] - T[t, u0, v1] - T[t, u1, v0] + T[t, u0, v0]
-        elif b >= far:
-            cnt = tot[a, t]
-            e = L[p] // 2 + L[r] // 2 - 1 - b
-            if e >= 0:
-                cnt -= (T[t, au + e + 1, av + e + 1] - T[t, au - e, av + e + 1] - T[t, au + e + 1, av - e]
-                        + T[t, au - e, av - e])
-        elif L[o] == 1:  # one run: the plane is a line
-            cnt = _run(P, t, ci, b, L[ra], wrap[ra])
-        else:
-            A = t
-            B = L[0] if a == 0 else L[1]
-            if a == 2:
-                A = L[1] * t
-                B = 1
-            e1, m1, e2, m2 = _span(cj, b, L[o], wrap[o])
-            for jj in range(m1 + m2):
-                tt = e1 + jj if jj < m1 else e2 + jj - m1
-                cnt += _run(P, A + B * tt, ci, b - abs(_offset(tt, cj, L[o], wrap[o])), L[ra], wrap[ra])
-        if fill:
-            h[mid + d] = cnt
-        total += cnt
-    return total
+        for s in range(2 if two else 1):
+            b = q + s - abs(d)
+            cnt = 0
+            if b <= top:
+                u0 = max(0, cu - b)
+                u1 = min(U - 1, cu + b) + 1
+                v0 = max(0, cv - b)
+                v1 = min(U - 1, cv + b) + 1
+                if u1 > u0 and v1 > v0:
+                    cnt = T[t, u1, v1] - T[t, u0, v1] - T[t, u1, v0] + T[t, u0, v0]
+            elif b >= far:
+                cnt = tot[a, t]
+                e = L[p] // 2 + L[r] // 2 - 1 - b
+                if e >= 0:
+                    cnt -= (T[t, au + e + 1, av + e + 1] - T[t, au - e, av + e + 1] - T[t, au + e + 1, av - e]
+                            + T[t, au - e, av - e])
+            elif L[o] == 1:  # one run: the plane is a line
+                cnt = _run(P, t, ci, b, L[ra], wrap[ra])
+            else:
+                A = t
+                B = L[0] if a == 0 else L[1]
+                if a == 2:
+                    A = L[1] * t
+                    B = 1
+                e1, m1, e2, m2 = _span(cj, b, L[o], wrap[o])
+                for jj in range(m1 + m2):
+                    tt = e1 + jj if jj < m1 else e2 + jj - m1
+                    cnt += _run(P, A + B * tt, ci, b - abs(_offset(tt, cj, L[o], wrap[o])), L[ra], wrap[ra])
+            if s == 1:
+                hb[mid + d] = cnt
+                outer += cnt
+            else:
+                if fill:
+                    h[mid + d] = cnt
+                total += cnt
+    return total, outer
 
 
 @njit(cache=True, inline="always")
-def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, mid, back, tot):
+def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, hb, mid, back,
+           tot):
     """W, star and the radius R of the k nearest points of the centre c:
     a ball of radius q < R counted, then the shells from q + 1 on point by
     point.  With the rotated tables across the first two axes, q = R - 1
@@ -474,38 +482,31 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
                     dx = _offset(x, c0, L0, w0)
                     h0[mid + dx] += _run(PY, x + L0 * z, c1, b - abs(dx), L1, w1)
     else:
-        # q: the largest radius whose ball holds fewer than k points (the
-        # ball of radius q, counted last, leaves its slices' counts in h2)
+        # q: the largest radius whose ball holds fewer than k points, counted
+        # with the ball q + 1 in one pass (their slices' counts in h2 and hb)
         q = max(q, -1)
-        upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False, tot)  # points of the ball q + 1
-        if upper >= k:
-            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot)
-            while count >= k:
-                for u in range(max(0, mid - q), min(len(h2), mid + q + 1)):
-                    h2[u] = 0
-                q -= 1
-                upper = count
-                count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot)
-        else:
-            q += 1
-            upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False, tot)
-            while upper < k:
-                q += 1
-                upper = _slices(2, q + 1, c, T2, M, L, wrap, PX, PY, h2, mid, False, tot)
-            count = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot)
+        count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True)
+        while count >= k or upper < k:
+            for u in range(max(0, mid - q - 1), min(len(h2), mid + q + 2)):
+                h2[u] = 0
+                hb[u] = 0
+            q += -1 if count >= k else 1
+            count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True)
         if in_order and upper - k + back < k - count:
             # fewer points of the shell q + 1 left out than taken: the ball
             # q + 1 less its shell's last upper - k points in cell order
-            for a in range(3):
-                h = h0 if a == 0 else (h1 if a == 1 else h2)
-                T = T0 if a == 0 else (T1 if a == 1 else T2)
-                _slices(a, q + 1, c, T, M, L, wrap, PX, PY, h, mid, True, tot)
+            for u in range(max(0, mid - q - 1), min(len(h2), mid + q + 2)):
+                h2[u] = hb[u]
+            _slices(1, q + 1, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False)
+            _slices(0, q + 1, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False)
             if upper > k:
                 _walk(q + 1, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, upper - k, h0, h1, h2, mid, True)
             count = k
         elif q >= 0:
-            _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot)
-            _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot)
+            _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False)
+            _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False)
+        for u in range(max(0, mid - q - 1), min(len(hb), mid + q + 2)):
+            hb[u] = 0
     r = q + 1
     big = len(rows) + 1
     while count < k:
@@ -569,10 +570,11 @@ def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n, back
     h0 = np.zeros(2 * mid + 1, dtype=np.int64)
     h1 = np.zeros(2 * mid + 1, dtype=np.int64)
     h2 = np.zeros(2 * mid + 1, dtype=np.int64)
+    hb = np.zeros(2 * mid + 1, dtype=np.int64)
     R = 0
     for i in range(m):
         w, s, R = _score(cen[i], occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, R - 1, rows, o0, o1, o2, h0, h1,
-                         h2, mid, back, tot)
+                         h2, hb, mid, back, tot)
         ws[i] = w
         stars[i] = s
     return ws, stars
