@@ -94,7 +94,7 @@ def plain_lublin(nodes: int, jobs: int, seed: int) -> Trace:
         template[10], template[14] = 1.0, float(c.queue)
         streams.append((times, size, run, tuple(template)))
     out, at = [], [0, 0]
-    (ta, sa, ra, fa), (tb, sb, rb, fb) = streams
+    ta, tb = streams[0][0], streams[1][0]
     for i in range(1, jobs + 1):  # m_lublin99.c arrive: the class whose next job comes first
         if tb[at[1]] < ta[at[0]]:
             k, (times, size, run, f) = 1, streams[1]

@@ -223,7 +223,7 @@ def exact(
     """
     start = time.perf_counter()
     pts = validate_points(points)
-    n, d = pts.shape
+    n = len(pts)
     k = validate_k(k, n)
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; choose one of: {', '.join(FORMULATIONS)}")

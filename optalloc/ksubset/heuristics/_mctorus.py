@@ -154,7 +154,7 @@ def grid_result(free_grid, ring, k, *, start=None):
     sum of the k least values of f over the free nodes.
     """
     start = time.perf_counter() if start is None else start
-    chosen, w, centre, nodes, score = grid_mc1x1(free_grid, ring, k)
+    chosen, w, _centre, nodes, score = grid_mc1x1(free_grid, ring, k)
     shape = free_grid.shape
     d = len(shape)
     g = d * gen_alg_guarantee(k) if k > 1 else 1.0

@@ -298,7 +298,7 @@ def _spread_ok(free, chosen, A, xs, lo, hi, m):  # pragma: no cover - compiled b
     E_R = sum of max(0, r_x - cl) <= G_R.  Every point adds at least
     cr' - cl'' to E_L at cr' plus E_R at cl'' (cr' >= cl''), so
     ``G_L(row 1) + G_R(row 2) >= m (cr_1 - cl_2)`` for every two rows."""
-    q, p = free.shape
+    p = free.shape[1]
     n = hi - lo + 1
     gl = np.full(n, math.inf)  # G_L of each row and its cr
     gr = np.full(n, math.inf)
