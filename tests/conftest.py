@@ -98,14 +98,14 @@ def _compile_one_worker_at_a_time() -> None:
     loaded from numba's cache, not compiled a second time beside it.
 
     Where numba's cache has no kernel yet (a fresh clone), both workers need the same kernels at about the
-    same time (they take the tests one by one, in order) and each compiled them.  Each compilation of a cached kernel (``Dispatcher.compile``, at every
-    level: a kernel's callees compile inside it) now holds an exclusive ``flock`` named after the kernel's
-    source file and name, taken inside numba's own compiler lock (so a process holds its file locks in
-    one thread); the worker that waited then finds the kernel in the cache.  A kernel's callees never
-    call it back, so no two workers wait for each other; after ``_COMPILE_WAIT`` seconds a worker
-    compiles anyway.  The kernels and what the tests check are the same; subprocesses are left as they
-    are.  Installed when the first kernel loads numba (``optalloc._jit``), so the tests that check that
-    an import loads no numba still can."""
+    same time (they take the tests one by one, in order) and each compiled them.  Each compilation of a
+    cached kernel (``Dispatcher.compile``, at every level: a kernel's callees compile inside it) holds an
+    exclusive ``flock`` named after the kernel's source file and name, taken inside numba's own compiler
+    lock (so a process holds its file locks in one thread); the worker that waited then finds the kernel
+    in the cache.  A kernel's callees never call it back, so no two workers wait for each other; after
+    ``_COMPILE_WAIT`` seconds a worker compiles anyway.  The kernels and what the tests check are the
+    same; subprocesses are left as they are.  Installed when the first kernel loads numba
+    (``optalloc._jit``), so the tests that check that an import loads no numba still can."""
     import fcntl
 
     from optalloc import _jit
