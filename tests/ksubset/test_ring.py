@@ -27,7 +27,7 @@ from optalloc.ksubset.search._torustables import _axis_distance
 from optalloc.machine import Machine
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _positions(side: int, m: int) -> np.ndarray:
     """Every placement of ``m`` counts on distinct positions of ``side``, one per row."""
     return np.array(list(itertools.permutations(range(side), m)), dtype=np.int64).reshape(-1, m)
