@@ -10,8 +10,12 @@ environment's ``optalloc`` script and interpreter, so they can rely on
 nothing of the clone: they read the bundled instances by name. What runs
 by default runs the compiled kernels as plain Python
 (``NUMBA_DISABLE_JIT``: the same answers, without the minute of CPU that
-compiling them in a fresh install takes); what runs only with ``-m slow``
-compiles them, as ``tests/test_install.py`` does for README's command.
+compiling them in a fresh install takes), but for the pages listed in
+``COMPILED_PAGES`` (their kernels compile in less time than they run as
+plain Python); what runs only with ``-m slow`` compiles them, as
+``tests/test_install.py`` does for README's command. Blocks with the same
+setup and commands run once (each runs in an empty folder of its own, so
+they print the same).
 
 The examples are collected from the Markdown of ``README.md`` and
 ``docs/**/*.md``, so a new one is run without being listed here:
@@ -94,6 +98,13 @@ SLOW_PAGES = {
     "docs/methods/exact.md": "the shape search proves the example (phase 'shapes'), compiled at its first call",
     "docs/topologies/dragonfly.md": "the search over group and router counts proves the example (phase 'counts'), "
                                     "compiled at its first call",
+}
+
+#: pages whose ``>>>`` examples run compiled by default (in a process of their own): their examples
+#: run longer as plain Python than compiling their kernels in the fresh install takes
+COMPILED_PAGES = {
+    "docs/methods/multilevel-mapping.md": "the multilevel mapping of 1,024 tasks, whose refinement loops are "
+                                          "slow as plain Python",
 }
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\S*)")
@@ -236,21 +247,36 @@ FAST_BLOCKS = [b for b in COMMAND_BLOCKS if _runnable(b) and not _is_slow(b)]
 @pytest.fixture(scope="module")
 def fast_results(installed, tmp_path_factory) -> tuple[dict[str, list[str]], dict]:
     """What runs by default, each block of commands and each page in a folder of its own: the problems of
-    every block (two blocks at a time) and the doctest results of the pages (one process beside them), the
-    kernels run as plain Python (the slow examples and tests/test_install.py run them compiled)."""
+    every block (two blocks at a time; blocks alike once) and the doctest results of the pages (beside them
+    one process for the pages run as plain Python and one for ``COMPILED_PAGES``); the commands run the
+    kernels as plain Python (the slow examples and tests/test_install.py run them compiled)."""
     base = tmp_path_factory.mktemp("commands")
+    unique = {}  # blocks with the same setup and commands print the same: each runs once
+    for block in FAST_BLOCKS:
+        unique.setdefault(_same_run(block), block)
 
     def one(item):
         n, block = item
         cwd = base / str(n)
         cwd.mkdir()
-        return block.id, run_commands(block, installed, cwd, compiled=False)
+        return _same_run(block), run_commands(block, installed, cwd, compiled=False)
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pages = pool.submit(run_pages, FAST_PAGES, installed, tmp_path_factory.mktemp("pages"), compiled=False)
+    plain = [p for p in FAST_PAGES if p not in COMPILED_PAGES]
+    compiled = [p for p in FAST_PAGES if p in COMPILED_PAGES]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        pages = [pool.submit(run_pages, plain, installed, tmp_path_factory.mktemp("pages"), compiled=False)]
+        if compiled:
+            pages.append(pool.submit(run_pages, compiled, installed, tmp_path_factory.mktemp("compiled"),
+                                     compiled=True))
         with ThreadPoolExecutor(max_workers=2) as blocks:
-            commands = dict(blocks.map(one, enumerate(FAST_BLOCKS)))
-        return commands, pages.result()
+            runs = dict(blocks.map(one, enumerate(unique.values())))
+        commands = {block.id: runs[_same_run(block)] for block in FAST_BLOCKS}
+        return commands, {page: result for done in pages for page, result in done.result().items()}
+
+
+def _same_run(block: Block) -> tuple:
+    """What a block runs: its setup and its commands (blocks alike run alike, each in an empty folder)."""
+    return tuple(block.setup), tuple(block.commands())
 
 
 def _command_params():
@@ -341,8 +367,9 @@ def test_every_listed_exception_is_still_in_the_docs():
     commands = {c for b in COMMAND_BLOCKS for c, _, _ in b.commands()}
     for name in (*SKIP, *SLOW):
         assert name in commands, f"{name!r} is listed but no longer in the docs"
-    for page in SLOW_PAGES:
+    for page in (*SLOW_PAGES, *COMPILED_PAGES):
         assert page in DOCTEST_FILES, f"{page} is listed but has no >>> example"
+    assert not set(SLOW_PAGES) & set(COMPILED_PAGES)
     for page in SCRIPTS_SKIP:
         assert any(b.file == page for b in SCRIPT_BLOCKS), f"{page} is listed but has no script"
 

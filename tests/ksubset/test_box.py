@@ -286,14 +286,25 @@ def test_box_brackets_hold_the_optimum_under_any_budget(width, height, data):
 def test_box_bracket_closes_with_nodes_and_is_kept(fresh_box_cache):
     # nodes for a short search and the Lagrangian bound (its cost counted in
     # nodes), then the rungs from 99 %
-    lower, upper = box_bracket(32, 32, 256, nodes=400_000)
-    assert 0.99 * upper <= lower < upper == 340016.0  # the round set's W
-    assert box_bracket(32, 32, 256, nodes=0) == (lower, upper)  # kept, not searched again
+    lower, upper = box_bracket(24, 24, 144, nodes=100_000)
+    assert 0.99 * upper <= lower < upper == 80619.0  # the round set's W
+    assert box_bracket(24, 24, 144, nodes=0) == (lower, upper)  # kept, not searched again
+    # with more nodes the search goes on from there to the optimum, which lower did not exceed
+    assert box_bracket(24, 24, 144, nodes=400_000) == (80595.0, 80595.0)
+    assert lower <= 80595.0
     assert box_bracket(16, 16, 128, nodes=10**6) == (60002.0, 60002.0)
     assert box_bracket(16, 8, 64, nodes=0) == (10592.0, 10592.0)  # the tables
     assert box_bracket(40, 40, 100, nodes=0) == (0.0, math.inf)  # not searched
     with pytest.raises(ValueError, match="k must be between"):
         box_bracket(4, 4, 17)
+
+
+@pytest.mark.slow
+def test_box_bracket_of_the_32_box_closes_to_one_percent(fresh_box_cache):
+    # the same steps on 32 x 32, k = 256 (the default run has them on 24 x 24)
+    lower, upper = box_bracket(32, 32, 256, nodes=400_000)
+    assert 0.99 * upper <= lower < upper == 340016.0  # the round set's W
+    assert box_bracket(32, 32, 256, nodes=0) == (lower, upper)  # kept, not searched again
 
 
 def test_exact_starts_from_a_bracket_proven_before(fresh_box_cache, monkeypatch):

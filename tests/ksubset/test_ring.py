@@ -10,6 +10,7 @@ equal to it, attained by the staircase.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -26,15 +27,19 @@ from optalloc.ksubset.search._torustables import _axis_distance
 from optalloc.machine import Machine
 
 
+@functools.cache
+def _positions(side: int, m: int) -> np.ndarray:
+    """Every placement of ``m`` counts on distinct positions of ``side``, one per row."""
+    return np.array(list(itertools.permutations(range(side), m)), dtype=np.int64).reshape(-1, m)
+
+
 def _placements_min(counts, side, wrap=True):
-    """Least cost of ``counts`` over every placement on distinct positions."""
+    """Least cost of ``counts`` over every placement on distinct positions (all of them at once)."""
     D = _axis_distance(side, wrap)
-    best = np.inf
-    for pos in itertools.permutations(range(side), len(counts)):
-        c = np.zeros(side)
-        c[list(pos)] = counts
-        best = min(best, c @ D @ c / 2)
-    return best
+    pos = _positions(side, len(counts))
+    c = np.zeros((len(pos), side))
+    c[np.arange(len(pos))[:, None], pos] = np.asarray(counts, dtype=float)
+    return ((c @ D) * c).sum(axis=1).min() / 2
 
 
 
