@@ -115,10 +115,12 @@ def _compile_one_worker_at_a_time() -> None:
     held: set[str] = set()  # the locks this process holds (taken inside numba's compiler lock: one thread)
 
     def patch(numba):
-        from numba.core import caching, sigutils
-        from numba.core.compiler_lock import global_compiler_lock
-        from numba.core.dispatcher import Dispatcher
-
+        try:
+            from numba.core import caching, sigutils
+            from numba.core.compiler_lock import global_compiler_lock
+            from numba.core.dispatcher import Dispatcher
+        except ImportError:  # another layout of numba's internals: every worker compiles, as before
+            return
         if getattr(Dispatcher.compile, "one_worker_at_a_time", False):
             return
         compile_ = Dispatcher.compile
