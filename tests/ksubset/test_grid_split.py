@@ -223,3 +223,13 @@ def test_wide_balls_on_even_tori_score_as_the_brute_force(forced, monkeypatch, b
         ws, stars = grid.scores(centres, k)
         want = _brute_scores(m, grid, centres, k)
         assert ws.tolist() == want[0] and stars.tolist() == want[1], (m.shape, k)
+
+
+def test_scores_refuse_more_points_than_the_grid_holds():
+    """The radius search of a centre would not end: a one-line error instead."""
+    m = Machine((4, 4, 4), torus=True)
+    m.allocate(np.arange(40))
+    grid = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
+    with pytest.raises(ValueError, match="between 1 and the number of points"):
+        grid.scores(grid.co, m.n_free + 1)
+    assert grid.scores(grid.co, m.n_free)[0].shape == (m.n_free,)

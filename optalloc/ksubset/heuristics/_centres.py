@@ -133,6 +133,8 @@ class Grid:
 
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
+        if not 1 <= k <= self.n:  # the kernels' radius searches would not end
+            raise ValueError(f"`k` must be between 1 and the number of points ({self.n}), got {k}")
         cen = np.ascontiguousarray(centres, dtype=np.int64)
         if k >= TABLE_K:
             T0, T1, T2, M = self.tables(k)
