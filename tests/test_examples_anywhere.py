@@ -79,6 +79,8 @@ SLOW = {
     "optalloc bench --suite startup 2>/dev/null": "starts Python a dozen times",
     "optalloc sweep sweep-example.toml --db sweep.sqlite > /dev/null": "six simulations in a pool of processes, "
                                                                        "beside three figures drawn by matplotlib",
+    "optalloc solve --map mesh16x16.txt --k 40 --method exact --time-limit 1":
+        "a time-limited exact solve: its kernels as plain Python run ten times the limit",
 }
 
 #: ``python`` blocks without ``>>>`` (scripts) not run, by file
