@@ -32,6 +32,7 @@ few j to score against every chosen i.
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -244,15 +245,29 @@ def grid_mm(grid: Grid, k: int, values: list[np.ndarray] | None = None):
     """MM on the grid: every cell of the product of ``values`` (per axis,
     ascending cell coordinates; default every coordinate) is a centre, in
     lexicographic order.  Returns ``(rows, W, centre cell, centres, stars of the points)``."""
-    if values is None:
-        values = [np.arange(int(s)) for s in grid.L[: grid.d]]
-    mesh = np.meshgrid(*values, indexing="ij")
-    centres = _padded(np.stack([m.ravel() for m in mesh], axis=1))
+    sides = tuple(int(s) for s in grid.L[: grid.d])
+    if values is None or all(len(v) == side for v, side in zip(values, sides)):  # every cell
+        centres = _all_cells(sides)
+        where = tuple(grid.co[:, a] for a in range(grid.d))
+    else:
+        mesh = np.meshgrid(*values, indexing="ij")
+        centres = _padded(np.stack([m.ravel() for m in mesh], axis=1))
+        where = tuple(np.searchsorted(values[a], grid.co[:, a]) for a in range(grid.d))
+        sides = tuple(len(v) for v in values)
     ws, stars = grid.scores(centres, k)
     best = int(np.argmin(ws))
-    where = [np.searchsorted(values[a], grid.co[:, a]) for a in range(grid.d)]
-    point_stars = stars[np.ravel_multi_index(where, [len(v) for v in values])]
+    point_stars = stars[np.ravel_multi_index(where, sides)]
     return grid.nearest(centres[best], k), float(ws[best]), centres[best, : grid.d], len(centres), point_stars
+
+
+@functools.lru_cache(maxsize=8)
+def _all_cells(sides: tuple[int, ...]) -> np.ndarray:
+    """The cells of a grid of these sides in lexicographic order (the
+    first axis slowest), padded to three coordinates; read-only (shared)."""
+    mesh = np.meshgrid(*[np.arange(s) for s in sides], indexing="ij")
+    out = _padded(np.stack([m.ravel() for m in mesh], axis=1))
+    out.setflags(write=False)
+    return out
 
 
 def grid_swap(grid: Grid, rows, *, max_swaps=None, tol_once=False) -> tuple[np.ndarray, int]:

@@ -135,12 +135,19 @@ def mm(points, k):
     return _mm(pts, validate_k(k, len(pts)), lattice_grid(pts), start)
 
 
+def _present(coords: np.ndarray, side: int) -> np.ndarray:
+    """The distinct values of ``coords`` (integers in 0 .. side - 1), ascending."""
+    seen = np.zeros(side, dtype=np.bool_)
+    seen[coords] = True
+    return np.flatnonzero(seen)
+
+
 def _mm(pts, k, grid, start):
     """MM's result on validated points (``grid``: their lattice grid or None)."""
     n, d = pts.shape
     g = mm_guarantee(d, k)
     if grid is not None:
-        values = [np.unique(grid.co[:, a]) for a in range(d)]
+        values = [_present(grid.co[:, a], int(grid.L[a])) for a in range(d)]
         best_set, best_w, cell, seen, stars = grid_mm(grid, k, values)
         centre = cell + grid.origin
         bound = max(neighbour_of_stars(stars, k), town_of_grid(d, k), best_w / g)
