@@ -54,6 +54,8 @@ SPARSE = 16
 AXES = 3
 #: k from which the balls are counted with the rotated tables (below, by runs: the balls are small)
 TABLE_K = 96
+#: the plane counts passed where no table is built (the runs never read them)
+_NO_PLANES = np.zeros((3, 1), dtype=np.int64)
 #: centres per thread below which the centres are scored in one thread (:func:`optalloc._threads.run_split`)
 SPLIT_MIN = 512
 #: with the rotated tables, the last shell is walked from its end when it leaves out fewer points than it
@@ -83,9 +85,7 @@ class Grid:
         free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x)
         self.PX = _prefix(free.reshape(-1, self.L[0]))
         self.PY = _prefix(free.transpose(0, 2, 1).reshape(-1, self.L[1]))  # rows x + L0 z
-        self.tot = np.zeros((AXES, int(self.L.max())), dtype=np.int64)  # points per plane across each axis
-        for a, other in enumerate(((0, 1), (0, 2), (1, 2))):  # free is (z, y, x): axis a is free's 2 - a
-            self.tot[a, : self.L[a]] = free.sum(axis=other)
+        self._tot = None
         self._tables = {}
 
     def tables(self, k: int):
@@ -113,6 +113,15 @@ class Grid:
                 out = self._rotated(M)
             self._tables = {key: (*out, M)}
         return self._tables[key]
+
+    def plane_counts(self) -> np.ndarray:
+        """The points of each plane across each axis, ``(3, max L)`` (read by the tables' wide diamonds)."""
+        if self._tot is None:
+            free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x): axis a is free's axis 2 - a
+            self._tot = np.zeros((AXES, int(self.L.max())), dtype=np.int64)
+            for a, other in enumerate(((0, 1), (0, 2), (1, 2))):
+                self._tot[a, : self.L[a]] = free.sum(axis=other)
+        return self._tot
 
     def _rotated(self, M: np.ndarray) -> list[np.ndarray]:
         """The three :func:`rotated_tables`, their slices shared out among threads."""
@@ -143,9 +152,11 @@ class Grid:
             T0 = T1 = T2 = np.zeros((0, 1, 1), dtype=np.int32)
             M = np.zeros(AXES, dtype=np.int64)
 
+        tot = self.plane_counts() if T0.shape[0] else _NO_PLANES
+
         def piece(lo, hi):
             return centre_scores(cen[lo:hi], self.occ, self.PX, self.PY, T0, T1, T2, M, self.L, self.wrap, k,
-                                 self.in_order, self.n, BACK, self.tot)
+                                 self.in_order, self.n, BACK, tot)
 
         parts = run_split(piece, len(cen), min_items=SPLIT_MIN)
         if len(parts) == 1:
@@ -192,8 +203,9 @@ def lattice_grid(pts: np.ndarray) -> Grid | None:
     n, d = pts.shape
     if d > AXES or not np.all(pts == np.round(pts)):
         return None
-    lo = pts.min(axis=0)
-    sides = pts.max(axis=0) - lo + 1
+    # per column: numpy's reduction over the first axis of a narrow array is ten times slower
+    lo = np.array([pts[:, a].min() for a in range(d)])
+    sides = np.array([pts[:, a].max() for a in range(d)]) - lo + 1
     if float(np.prod(sides)) > max(4096, SPARSE * n):
         return None
     co = (pts - lo).astype(np.int64)
