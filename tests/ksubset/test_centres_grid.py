@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ksubset_states import occupy_at_random
 
 from optalloc.bench.scale._centres import gen_alg_dense, mm_dense, mm_inc_dense, swap_descent_dense, torus_dense
 from optalloc.ksubset import gen_alg, mm, mm_inc, solve
@@ -28,10 +29,7 @@ def _state(rng, *, small=False):
     shape = tuple(int(s) for s in rng.integers(1, top + 1, size=d))
     torus = tuple(bool(t) for t in rng.integers(0, 2, size=d))
     m = Machine(shape, torus=torus)
-    busy = rng.random(m.n) < rng.random()
-    busy[int(rng.integers(m.n))] = False
-    if busy.any():
-        m.allocate(np.flatnonzero(busy))
+    occupy_at_random(m, rng, 1.0)
     return m, int(rng.integers(1, m.n_free + 1))
 
 

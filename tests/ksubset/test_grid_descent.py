@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ksubset_states import occupy_at_random
 
 from optalloc.ksubset.heuristics import _centres
 from optalloc.machine import Machine
@@ -49,10 +50,7 @@ def _state(rng):
     shape = tuple(int(s) for s in rng.integers(1, top + 1, size=d))
     torus = tuple(bool(t) for t in rng.integers(0, 2, size=d))
     m = Machine(shape, torus=torus)
-    busy = rng.random(m.n) < rng.uniform(0.0, 0.8)
-    busy[int(rng.integers(m.n))] = False
-    if busy.any():
-        m.allocate(np.flatnonzero(busy))
+    occupy_at_random(m, rng, 0.8)
     return m
 
 

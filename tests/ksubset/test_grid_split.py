@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ksubset_states import occupy_at_random
 
 from optalloc import _threads
 from optalloc.bench.scale._centres import gen_alg_dense, mm_dense, mm_inc_dense, torus_dense
@@ -38,10 +39,7 @@ def _state(rng, top):
     shape = tuple(int(s) for s in rng.integers(2, top[d] + 1, size=d))
     torus = tuple(bool(t) for t in rng.integers(0, 2, size=d))
     m = Machine(shape, torus=torus)
-    busy = rng.random(m.n) < rng.uniform(0.0, 0.9)
-    busy[int(rng.integers(m.n))] = False
-    if busy.any():
-        m.allocate(np.flatnonzero(busy))
+    occupy_at_random(m, rng, 0.9)
     k = int(rng.integers(1, m.n_free + 1)) if rng.random() < 0.5 else int(rng.integers(1, min(m.n_free, 40) + 1))
     return m, k
 
@@ -202,10 +200,7 @@ def _even_torus(rng):
     """A 3D torus of even sides (every plane counts a wide diamond around its antipode)."""
     shape = tuple(int(s) for s in 2 * rng.integers(1, 5, size=3))
     m = Machine(shape, torus=(True, True, True))
-    busy = rng.random(m.n) < rng.uniform(0.0, 0.9)
-    busy[int(rng.integers(m.n))] = False
-    if busy.any():
-        m.allocate(np.flatnonzero(busy))
+    occupy_at_random(m, rng, 0.9)
     return m, int(rng.integers(1, m.n_free + 1))
 
 
