@@ -262,8 +262,7 @@ def grid_mm(grid: Grid, k: int, values: list[np.ndarray] | None = None):
         centres = _all_cells(sides)
         where = tuple(grid.co[:, a] for a in range(grid.d))
     else:
-        mesh = np.meshgrid(*values, indexing="ij")
-        centres = _padded(np.stack([m.ravel() for m in mesh], axis=1))
+        centres = _product_cells(values)
         where = tuple(np.searchsorted(values[a], grid.co[:, a]) for a in range(grid.d))
         sides = tuple(len(v) for v in values)
     ws, stars = grid.scores(centres, k)
@@ -272,12 +271,17 @@ def grid_mm(grid: Grid, k: int, values: list[np.ndarray] | None = None):
     return grid.nearest(centres[best], k), float(ws[best]), centres[best, : grid.d], len(centres), point_stars
 
 
+def _product_cells(values) -> np.ndarray:
+    """The cells of the product of ``values`` (per axis) in lexicographic
+    order (the first axis slowest), padded to three coordinates."""
+    mesh = np.meshgrid(*values, indexing="ij")
+    return _padded(np.stack([m.ravel() for m in mesh], axis=1))
+
+
 @functools.lru_cache(maxsize=8)
 def _all_cells(sides: tuple[int, ...]) -> np.ndarray:
-    """The cells of a grid of these sides in lexicographic order (the
-    first axis slowest), padded to three coordinates; read-only (shared)."""
-    mesh = np.meshgrid(*[np.arange(s) for s in sides], indexing="ij")
-    out = _padded(np.stack([m.ravel() for m in mesh], axis=1))
+    """:func:`_product_cells` of every coordinate of a grid of these sides; read-only (shared)."""
+    out = _product_cells([np.arange(s) for s in sides])
     out.setflags(write=False)
     return out
 
