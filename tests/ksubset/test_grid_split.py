@@ -103,20 +103,21 @@ def _brute_scores(m, grid, centres, k):
 def test_every_centre_scores_as_the_brute_force(forced, monkeypatch, back):
     """W of every centre (the last shell walked from either end) against
     the k nearest points taken from the distance matrix."""
-    _check_scores(monkeypatch, back, 16, 60)
+    _check_scores(monkeypatch, back, 16, 60, lambda rng: _state(rng, {2: 9, 3: 6}))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("back", [-10 ** 6, 10 ** 6])
 def test_every_centre_scores_as_the_brute_force_on_thousands_of_states(forced, monkeypatch, back):
-    _check_scores(monkeypatch, back, 17, 1500)
+    _check_scores(monkeypatch, back, 17, 1500, lambda rng: _state(rng, {2: 9, 3: 6}))
 
 
-def _check_scores(monkeypatch, back, seed, states):
+def _check_scores(monkeypatch, back, seed, states, draw):
+    """Every centre's W and star on ``states`` states ``draw(rng)`` against :func:`_brute_scores`."""
     monkeypatch.setattr(_centres, "BACK", back)
     rng = np.random.default_rng(seed)
     for _ in range(states):
-        m, k = _state(rng, {2: 9, 3: 6})
+        m, k = draw(rng)
         grid = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
         centres = _centres._padded(np.stack(np.meshgrid(*[np.arange(s) for s in m.shape], indexing="ij"),
                                             axis=-1).reshape(-1, m.ndim))
@@ -208,16 +209,7 @@ def _even_torus(rng):
 def test_wide_balls_on_even_tori_score_as_the_brute_force(forced, monkeypatch, back):
     """Diamonds past the tables' margins counted around the antipode, on
     tori of even sides with k up to every free node, against the distance matrix."""
-    monkeypatch.setattr(_centres, "BACK", back)
-    rng = np.random.default_rng(18)
-    for _ in range(120):
-        m, k = _even_torus(rng)
-        grid = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
-        centres = _centres._padded(np.stack(np.meshgrid(*[np.arange(s) for s in m.shape], indexing="ij"),
-                                            axis=-1).reshape(-1, m.ndim))
-        ws, stars = grid.scores(centres, k)
-        want = _brute_scores(m, grid, centres, k)
-        assert ws.tolist() == want[0] and stars.tolist() == want[1], (m.shape, k)
+    _check_scores(monkeypatch, back, 18, 120, _even_torus)
 
 
 def test_scores_refuse_more_points_than_the_grid_holds():
