@@ -41,6 +41,7 @@ from ..._gridweight import grid_weight
 from ..._jit import njit
 from ..._subset import metric_subset_result
 from ..._threads import run_split
+from ..._validate import validate_k
 from .._common import half_least
 from ..bounds._lattice import TOWN_2D, TOWN_3D
 from ._grid import centre_rows, centre_scores, rotated_fill
@@ -143,8 +144,7 @@ class Grid:
 
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
-        if not 1 <= k <= self.n:  # the kernels' radius searches would not end
-            raise ValueError(f"`k` must be between 1 and the number of points ({self.n}), got {k}")
+        k = validate_k(k, self.n)  # beyond the points the kernels' radius searches would not end
         cen = np.ascontiguousarray(centres, dtype=np.int64)
         if k >= TABLE_K:
             T0, T1, T2, M = self.tables(k)
