@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ksubset_states import random_wrapped
 
 from optalloc.bench.scale._mc import baseline_machine, baseline_mc1x1
 from optalloc.ksubset import brute, mc1x1, solve
@@ -53,19 +54,7 @@ def same_mesh(pts, shape, k, opts, *, bound=True):
 
 
 def random_torus(rng, *, big=False):
-    d = int(rng.integers(1, 4))
-    top = {1: 40, 2: 20, 3: 9} if big else {1: 20, 2: 8, 3: 5}
-    shape = tuple(int(s) for s in rng.integers(1, top[d] + 1, size=d))
-    wrap = tuple(bool(b) for b in rng.integers(0, 2, size=d))
-    if not any(wrap):
-        wrap = (True,) + wrap[1:]
-    m = Machine(shape, torus=wrap)
-    busy = np.flatnonzero(rng.random(m.n) > rng.uniform(0.1, 1.0))
-    if len(busy) == m.n:
-        busy = busy[1:]
-    if len(busy):
-        m.allocate(busy)
-    return m, int(rng.integers(1, m.n_free + 1))
+    return random_wrapped(rng, {1: 40, 2: 20, 3: 9} if big else {1: 20, 2: 8, 3: 5})
 
 
 def same_torus(m, k):

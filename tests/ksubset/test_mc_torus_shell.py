@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ksubset_states import random_wrapped
 
 from optalloc.bench.scale._mc import baseline_machine
 from optalloc.ksubset.heuristics import _mctorus
@@ -35,19 +36,7 @@ def centre_sets(m, k):
 
 
 def random_state(rng):
-    d = int(rng.integers(1, 4))
-    top = {1: 30, 2: 12, 3: 7}[d]
-    shape = tuple(int(s) for s in rng.integers(1, top + 1, size=d))
-    wrap = tuple(bool(b) for b in rng.integers(0, 2, size=d))
-    if not any(wrap):
-        wrap = (True,) + wrap[1:]
-    m = Machine(shape, torus=wrap)
-    busy = np.flatnonzero(rng.random(m.n) > rng.uniform(0.1, 1.0))
-    if len(busy) == m.n:
-        busy = busy[1:]
-    if len(busy):
-        m.allocate(busy)
-    return m, int(rng.integers(1, m.n_free + 1))
+    return random_wrapped(rng, {1: 30, 2: 12, 3: 7})
 
 
 @pytest.mark.parametrize("sections", [True, False])
