@@ -7,10 +7,15 @@ into one contiguous piece per thread, runs the kernel on each piece in its
 own thread (the kernel releases the GIL, so the pieces run at once on as
 many cores) and returns the pieces' results in order; the caller joins
 them.  Every piece allocates its own scratch space inside the kernel, so
-the threads share nothing they write.  The threads are created per call
-(no pool outlives it: nothing to go wrong across ``fork()`` or between
-callers on several threads), and only when the list is long enough to pay
-for them.
+the threads share nothing they write.  The list is split only when it is
+long enough to pay for the threads.
+
+The helper threads are started on the first split and then wait for
+pieces between calls: starting a thread costs about as much as scoring a
+few hundred centres, and a simulation splits thousands of times.  They
+are daemon threads; a process made by ``fork()`` starts its own when it
+first splits, and a piece run on a helper that splits again runs its
+pieces itself (one thread), so no helper ever waits on another.
 
 How many threads: :data:`THREADS`, set from the environment variable
 ``OPTALLOC_THREADS`` (a positive integer) at import, else the cores this
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import threading
 
 __all__ = ["THREADS", "run_split", "set_threads", "thread_count"]
@@ -79,25 +85,61 @@ def run_split(fn, items: int, *, min_items: int, threads: int | None = None) -> 
     (the first in the calling thread); an exception of a piece is raised
     here once every piece has ended."""
     t = thread_count(items, min_items, threads)
+    if t > 1 and getattr(_local, "helper", False):  # a piece that splits again: its cores are taken
+        t = 1
     cuts = [items * i // t for i in range(t + 1)]
     if t == 1:
         return [fn(0, items)]
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    for i, tasks in enumerate(_helpers(t - 1), start=1):
+        tasks.put((fn, cuts[i], cuts[i + 1], i, done))
     out: list = [None] * t
     errors: list = [None] * t
-
-    def work(i):
-        try:
-            out[i] = fn(cuts[i], cuts[i + 1])
-        except Exception as exc:  # noqa: BLE001 -- re-raised in the caller
-            errors[i] = exc
-
-    helpers = [threading.Thread(target=work, args=(i,), name="optalloc-split", daemon=True) for i in range(1, t)]
-    for th in helpers:
-        th.start()
-    work(0)
-    for th in helpers:
-        th.join()
+    try:
+        out[0] = fn(cuts[0], cuts[1])
+    except Exception as exc:  # noqa: BLE001 -- raised below, once the helpers' pieces have ended
+        errors[0] = exc
+    for _ in range(t - 1):
+        i, value, exc = done.get()
+        out[i], errors[i] = value, exc
     for exc in errors:
         if exc is not None:
             raise exc
     return out
+
+
+_local = threading.local()  # ``helper`` is True on the helper threads
+_lock = threading.Lock()
+_queues: list[queue.SimpleQueue] = []  # one per helper thread: the pieces it is to run
+
+
+def _helper(tasks: queue.SimpleQueue) -> None:
+    """A helper thread: runs the pieces put on its queue, one at a time, for ever."""
+    _local.helper = True
+    while True:
+        fn, lo, hi, i, done = tasks.get()
+        try:
+            done.put((i, fn(lo, hi), None))
+        except BaseException as exc:  # noqa: BLE001 -- handed to the caller, which raises it
+            done.put((i, None, exc))
+
+
+def _helpers(count: int) -> list[queue.SimpleQueue]:
+    """The queues of ``count`` helper threads, started as needed."""
+    with _lock:
+        while len(_queues) < count:
+            tasks: queue.SimpleQueue = queue.SimpleQueue()
+            threading.Thread(target=_helper, args=(tasks,), name="optalloc-split", daemon=True).start()
+            _queues.append(tasks)
+        return _queues[:count]
+
+
+def _forget_helpers() -> None:
+    """In a child made by ``fork()``: the parent's helpers do not run here."""
+    global _lock
+    _lock = threading.Lock()
+    _queues.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_helpers)
