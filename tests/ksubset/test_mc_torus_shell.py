@@ -13,7 +13,7 @@ from ksubset_states import random_wrapped
 
 from optalloc.bench.scale._mc import baseline_machine
 from optalloc.ksubset.heuristics import _mctorus
-from optalloc.ksubset.heuristics._mcshell import _axis_weight
+from optalloc.ksubset.heuristics._mcshell import _axis_weight, cross_sections, section_piece
 from optalloc.machine import Machine
 from optalloc.sim import Allocator, KSubsetAllocator, lublin_workload, simulate
 
@@ -125,3 +125,30 @@ def test_a_simulation_places_every_job_as_the_dense_version(shape):
     theirs = simulate(trace, m, scheduler="easy", allocator=_Dense())
     assert [(r.job_id, r.start, r.nodes) for r in ours.records] == [(r.job_id, r.start, r.nodes)
                                                                      for r in theirs.records]
+
+
+def test_cross_sections_count_the_windows_and_pieces_compose():
+    """Every cell whose window fits holds the occupied cells of its
+    cross-section window; the others 0; an axis's grid written in pieces
+    is the grid written at once."""
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        d = int(rng.integers(1, 4))
+        shape = tuple(int(s) for s in rng.integers(1, 9, size=d))
+        occ = (rng.random(shape) < 0.5).astype(np.int32)
+        radius = int(rng.integers(0, 4))
+        got = cross_sections(occ, radius).reshape((d,) + shape)
+        for a in range(d):
+            for x in np.ndindex(*shape):
+                fits = all(radius <= x[b] < shape[b] - radius for b in range(d) if b != a)
+                want = 0
+                if fits:
+                    window = tuple(slice(x[b], x[b] + 1) if b == a else slice(x[b] - radius, x[b] + radius + 1)
+                                   for b in range(d))
+                    want = int(occ[window].sum())
+                assert got[a][x] == want, (shape, radius, a, x)
+            cuts = np.unique(np.concatenate(([0, shape[a]], rng.integers(0, shape[a] + 1, size=2))))
+            pieces = np.zeros(shape, dtype=np.int32)
+            for lo, hi in zip(cuts[:-1], cuts[1:]):
+                section_piece(occ, radius, a, int(lo), int(hi), pieces)
+            assert np.array_equal(pieces, got[a])

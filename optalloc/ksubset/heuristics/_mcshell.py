@@ -21,7 +21,7 @@ import numpy as np
 from ..._jit import njit
 from ._mcgrid import _box, _ring_range, _window
 
-__all__ = ["ball_counts", "cross_sections", "shell_offsets", "torus_set", "torus_weights"]
+__all__ = ["ball_counts", "cross_sections", "section_piece", "shell_offsets", "torus_set", "torus_weights"]
 
 
 
@@ -351,7 +351,7 @@ def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inn
     return W
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _slide(g, out, radius):
     """``out[..., x] = sum of g[..., x - radius : x + radius + 1]`` along
     the last axis of 3-axis arrays, where the window fits (out is zero)."""
@@ -367,6 +367,46 @@ def _slide(g, out, radius):
                     s += g[i, j, x + radius + 1] - g[i, j, x - radius]
 
 
+def _window_sum(g: np.ndarray, axis: int, radius: int, out: np.ndarray) -> None:
+    """Sum ``g`` (int32, at most three axes) over the window of ``radius``
+    along ``axis`` into ``out`` (zero, the same shape) where the window fits."""
+    if g.shape[axis] <= 2 * radius:
+        return
+    if g.ndim <= 3:  # one compiled pass along the axis (views put it last)
+        lead = (1,) * (3 - g.ndim)
+        _slide(np.moveaxis(g.reshape(lead + g.shape), axis + 3 - g.ndim, -1),
+               np.moveaxis(out.reshape(lead + out.shape), axis + 3 - g.ndim, -1), radius)
+        return
+    c = np.cumsum(g, axis=axis, dtype=np.int32)
+    size = g.shape[axis]
+
+    def at(lo, hi):
+        idx = [slice(None)] * g.ndim
+        idx[axis] = slice(lo, hi)
+        return tuple(idx)
+
+    out[at(radius, radius + 1)] = c[at(2 * radius, 2 * radius + 1)]
+    out[at(radius + 1, size - radius)] = c[at(2 * radius + 1, size)] - c[at(0, size - 2 * radius - 1)]
+
+
+def section_piece(occupied: np.ndarray, radius: int, a: int, lo: int, hi: int, out: np.ndarray) -> None:
+    """The cells x with ``lo <= x_a < hi`` of :func:`cross_sections`'s grid
+    of axis a, written into ``out`` (int32 of ``occupied``'s shape, zero
+    there).  No window runs along axis a, so the pieces of an axis are
+    independent: threads can share the grids out."""
+    idx = [slice(None)] * occupied.ndim
+    idx[a] = slice(lo, hi)
+    g = occupied[tuple(idx)]
+    others = [b for b in range(occupied.ndim) if b != a]
+    if not others:
+        out[tuple(idx)] = g
+        return
+    for n, b in enumerate(others):
+        dst = out[tuple(idx)] if n == len(others) - 1 else np.zeros(g.shape, dtype=np.int32)
+        _window_sum(g, b, radius, dst)
+        g = dst
+
+
 def cross_sections(occupied: np.ndarray, radius: int) -> np.ndarray:
     """Per axis a and padded cell x: the occupied cells y with y_a = x_a and
     |y_b - x_b| <= radius on every other axis, flattened, shape (d, cells);
@@ -375,41 +415,11 @@ def cross_sections(occupied: np.ndarray, radius: int) -> np.ndarray:
     >>> cross_sections(np.ones((3, 3), dtype=np.int32), 1)[:, 4].tolist()
     [3, 3]
     """
-    d = occupied.ndim
-    out = np.zeros((d,) + occupied.shape, dtype=np.int32)
-    done = {}  # the filtered grids by the set of axes filtered so far, shared
-
-    def filtered(axes):
-        if not axes:
-            return occupied.astype(np.int32)
-        key = tuple(axes)
-        if key not in done:
-            g = filtered(axes[:-1])
-            b = axes[-1]
-            size = g.shape[b]
-            res = np.zeros_like(g)
-            if size > 2 * radius:
-                if d <= 3:  # one compiled pass along the axis (views put it last)
-                    shape3 = (1,) * (3 - d) + g.shape
-                    _slide(np.moveaxis(g.reshape(shape3), b + 3 - d, -1),
-                           np.moveaxis(res.reshape(shape3), b + 3 - d, -1), radius)
-                else:
-                    c = np.cumsum(g, axis=b, dtype=np.int32)
-
-                    def at(lo, hi):
-                        idx = [slice(None)] * d
-                        idx[b] = slice(lo, hi)
-                        return tuple(idx)
-
-                    res[at(radius, radius + 1)] = c[at(2 * radius, 2 * radius + 1)]
-                    res[at(radius + 1, size - radius)] = (c[at(2 * radius + 1, size)]
-                                                          - c[at(0, size - 2 * radius - 1)])
-            done[key] = res
-        return done[key]
-
-    for a in range(d):
-        out[a] = filtered([b for b in range(d) if b != a])
-    return out.reshape(d, -1)
+    occupied = np.ascontiguousarray(occupied, dtype=np.int32)
+    out = np.zeros((occupied.ndim,) + occupied.shape, dtype=np.int32)
+    for a in range(occupied.ndim):
+        section_piece(occupied, radius, a, 0, occupied.shape[a], out[a])
+    return out.reshape(occupied.ndim, -1)
 
 
 @njit(cache=True)

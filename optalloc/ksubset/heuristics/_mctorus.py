@@ -23,7 +23,7 @@ from ..._subset import metric_subset_result
 from ..._threads import run_split
 from .._common import half_least
 from ._mcgrid import prefix_table
-from ._mcshell import ball_counts, cross_sections, shell_offsets, torus_set, torus_weights
+from ._mcshell import ball_counts, section_piece, shell_offsets, torus_set, torus_weights
 from ._median import gen_alg_guarantee
 
 __all__ = ["SMALL", "centre_weights", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"]
@@ -47,7 +47,7 @@ def _node_strides(shape) -> np.ndarray:
 
 
 def _sections(ids: np.ndarray, rho: np.ndarray, shape, ring, pad):
-    """The cross-section grids (:func:`cross_sections` of the padded free
+    """The cross-section grids (:func:`._mcshell.cross_sections` of the padded free
     grid) for the radii ``rho`` of the balls the centres' histograms start
     from (r - 1, or r where the shell is walked from its far end) that many
     centres share (up to four), and per centre which one serves it (-1:
@@ -61,11 +61,19 @@ def _sections(ids: np.ndarray, rho: np.ndarray, shape, ring, pad):
               if counts[v] >= max(8, len(rho) // 64) and counts[v] * (2 * v + 1) >= SECTIONS_MIN]
     which = np.full(len(rho), -1, dtype=np.int64)
     occupied = (ids >= 0).astype(np.int32)
-    grids = np.zeros((max(1, len(common)), len(shape), ids.size), dtype=np.int32)
+    grids = np.zeros((max(1, len(common)), len(shape)) + ids.shape, dtype=np.int32)
+    # the work in pieces: (radius, axis, a range of that axis), two per axis and radius, shared out
+    pieces = [(q, a, h) for q in range(len(common)) for a in range(len(shape)) for h in range(2)]
+
+    def run(lo, hi):
+        for q, a, h in pieces[lo:hi]:
+            side = ids.shape[a]
+            section_piece(occupied, common[q], a, side * h // 2, side * (h + 1) // 2, grids[q, a])
+
+    run_split(run, len(pieces), min_items=1)
     for q, v in enumerate(common):
-        grids[q] = cross_sections(occupied, v)
         which[ok & (rho == v)] = q
-    return grids, which
+    return grids.reshape(len(grids), len(shape), -1), which
 
 
 def centre_weights(free_grid: np.ndarray, ring, k: int, *, far=None):
