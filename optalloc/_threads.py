@@ -39,6 +39,8 @@ import os
 import queue
 import threading
 
+import numpy as np
+
 __all__ = ["THREADS", "run_split", "set_threads", "thread_count"]
 
 
@@ -79,17 +81,25 @@ def thread_count(items: int, min_items: int, threads: int | None = None) -> int:
     return max(1, min(want, items // max(1, min_items)))
 
 
-def run_split(fn, items: int, *, min_items: int, threads: int | None = None) -> list:
+def run_split(fn, items: int, *, min_items: int, threads: int | None = None, weights=None) -> list:
     """``[fn(lo, hi) for each piece]``: items ``0 .. items - 1`` cut into
     :func:`thread_count` contiguous pieces, each run in its own thread
     (the first in the calling thread); an exception of a piece is raised
-    here once every piece has ended."""
+    here once every piece has ended.  ``weights`` (one non-negative
+    estimate of the work per item) cuts the pieces at equal shares of
+    their sum instead of equal numbers of items.
+
+    >>> run_split(lambda lo, hi: (lo, hi), 6, min_items=1, threads=2, weights=[5, 1, 1, 1, 1, 1])
+    [(0, 1), (1, 6)]
+    """
     t = thread_count(items, min_items, threads)
     if t > 1 and getattr(_local, "helper", False):  # a piece that splits again: its cores are taken
         t = 1
-    cuts = [items * i // t for i in range(t + 1)]
     if t == 1:
         return [fn(0, items)]
+    cuts = [items * i // t for i in range(t + 1)]
+    if weights is not None:
+        cuts = _weighted_cuts(weights, items, t) or cuts
     done: queue.SimpleQueue = queue.SimpleQueue()
     for i, tasks in enumerate(_helpers(t - 1), start=1):
         tasks.put((fn, cuts[i], cuts[i + 1], i, done))
@@ -106,6 +116,19 @@ def run_split(fn, items: int, *, min_items: int, threads: int | None = None) -> 
         if exc is not None:
             raise exc
     return out
+
+
+def _weighted_cuts(weights, items: int, t: int) -> list[int] | None:
+    """Cuts of ``items`` into t pieces of about equal total weight (None
+    when the weights are not usable: the caller cuts by count)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (items,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        return None
+    cum = np.cumsum(w)
+    if cum[-1] <= 0:
+        return None
+    inner = np.searchsorted(cum, cum[-1] * np.arange(1, t) / t, side="left") + 1
+    return [0, *np.minimum(inner, items).tolist(), items]
 
 
 _local = threading.local()  # ``helper`` is True on the helper threads

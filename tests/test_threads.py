@@ -113,3 +113,22 @@ def test_set_threads_refuses_what_is_not_a_positive_integer():
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(ValueError, match="positive integer"):
             _threads.set_threads(bad)
+
+
+def test_weights_cut_at_equal_shares_of_the_work():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        items = int(rng.integers(2, 60))
+        threads = int(rng.integers(2, 5))
+        w = rng.exponential(size=items) * (rng.random(items) < 0.8)
+        parts = run_split(lambda lo, hi: (lo, hi), items, min_items=1, threads=threads, weights=w)
+        assert parts[0][0] == 0 and parts[-1][1] == items
+        assert all(a[1] == b[0] and a[0] <= a[1] for a, b in zip(parts, parts[1:]))
+        if w.sum() > 0:  # each piece holds at most a share plus one item of the work
+            share = w.sum() / len(parts)
+            assert all(w[lo:hi].sum() <= share + w.max() + 1e-9 for lo, hi in parts)
+
+
+def test_unusable_weights_cut_by_count():
+    for w in ([0.0] * 6, [1.0] * 5, [1, -1, 1, 1, 1, 1], [1, float("nan"), 1, 1, 1, 1]):
+        assert run_split(lambda lo, hi: (lo, hi), 6, min_items=1, threads=2, weights=w) == [(0, 3), (3, 6)]

@@ -66,8 +66,11 @@ def ball_counts(P, st, shape, ring, cells, k):
     """Per centre: the radius r of the first L-infinity ball (with wrap)
     holding k free cells, the free cells of the ball of radius r - 1, a
     lower bound on the sum of the k smallest L-infinity distances (the
-    MC score) from those two counts alone, and the free cells of the ball
-    of radius r.
+    MC score) from those two counts alone, the free cells of the ball
+    of radius r, and an estimate of the centre's work in
+    :func:`torus_weights` (its slabs, and the cells of shell r it walks
+    to find the cells taken, or left out: the fewer, at the shell's
+    density), by which the centres are shared out among threads.
 
     The search for r starts from the previous centre's (a neighbour, as
     the centres come in node-id order).  The score is ``sum_{s < r} (k -
@@ -79,6 +82,7 @@ def ball_counts(P, st, shape, ring, cells, k):
     inner = np.empty(n, dtype=np.int64)
     score = np.empty(n, dtype=np.int64)
     outer = np.empty(n, dtype=np.int64)
+    work = np.empty(n, dtype=np.float64)
     lo = np.empty(d, dtype=np.int64)
     hi = np.empty(d, dtype=np.int64)
     a0 = np.empty(d, dtype=np.int64)
@@ -104,16 +108,22 @@ def ball_counts(P, st, shape, ring, cells, k):
         inner[i] = below
         outer[i] = cnt
         acc = 0
-        for s in range(r):
+        vol = 1  # the cells of the ball of radius s
+        prev = 0
+        for s in range(r + 1):
+            prev = vol
             vol = 1
             for a in range(d):
                 side = 2 * s + 1
                 if ring[a] and shape[a] < side:
                     side = shape[a]
                 vol *= side
-            acc += k - min(below, vol)
+            if s < r:
+                acc += k - min(below, vol)
         score[i] = acc
-    return last, inner, score, outer
+        shell = vol - prev if r > 0 else 1
+        work[i] = 8.0 * (2 * r + 1) + min(k - below, cnt - k) * shell / max(1, cnt - below)
+    return last, inner, score, outer, work
 
 
 @njit(cache=True)

@@ -98,7 +98,7 @@ def centre_weights(free_grid: np.ndarray, ring, k: int, *, far=None):
     P, st = prefix_table(free_grid, ring)
     counts = run_split(lambda lo, hi: ball_counts(P, st, shape, ring, cells[lo:hi], k), len(cells),
                        min_items=SPLIT_MIN)
-    last, inner, score, outer = (np.concatenate(part) for part in zip(*counts))
+    last, inner, score, outer, work = (np.concatenate(part) for part in zip(*counts))
     if far is None:  # walk the shorter way through shell r
         back = (k - inner) > FAR_SHARE * (outer - inner)
     else:
@@ -127,7 +127,7 @@ def centre_weights(free_grid: np.ndarray, ring, k: int, *, far=None):
         return np.sort(torus_set(idpad, freepad, pst, pad, shape, ring, cells[i], int(last[i]), int(k - inner[i]), k,
                                  offs, delta, start, groups, first))
 
-    W = np.concatenate(run_split(piece, len(cells), min_items=SPLIT_MIN))
+    W = np.concatenate(run_split(piece, len(cells), min_items=SPLIT_MIN, weights=work))
     return node, W, score, make_set
 
 
