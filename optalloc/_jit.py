@@ -27,6 +27,14 @@ read-only package keeps numba's own cache, as does a user who sets
 :data:`objmode` is numba's ``objmode`` context inside kernels (swapped in
 with them) and a no-op context in plain Python.
 
+A kernel called from another with a constant argument, or with a variable
+whose first value is a constant (a counter set to 0 before its loop), is
+compiled once for that literal value besides its general version (numba
+types the call before it has widened the variable): seconds of compiling
+for a large kernel.  Such call sites pass ``np.int64(0)`` or
+``np.bool_(True)``, which numba types as plain integers and booleans,
+where one version serves (the comments there say so).
+
 >>> @njit
 ... def twice(x):
 ...     return 2 * x

@@ -87,7 +87,7 @@ def ball_counts(P, st, shape, ring, cells, k):
     hi = np.empty(d, dtype=np.int64)
     a0 = np.empty(d, dtype=np.int64)
     a1 = np.empty(d, dtype=np.int64)
-    r = 0
+    r = np.int64(0)  # not a literal 0 (see optalloc._jit)
     for i in range(n):
         c = cells[i]
         # the least r with N(r) >= k: up from r while short, down while r - 1 suffices
@@ -186,8 +186,8 @@ def _last_shell(idpad, freepad, base, offs, delta, groups, first, r, m, lo, hi, 
             clipped = True
     step = -1 if back else 1
     g0, g1 = (first[r + 1] - 1, first[r] - 1) if back else (first[r], first[r + 1])
-    got = 0
-    level = 0
+    got = np.int64(0)  # not literal zeros (see optalloc._jit)
+    level = np.int64(0)
     for g in range(g0, g1, step):
         level = got
         j0, j1 = (groups[g + 1] - 1, groups[g] - 1) if back else (groups[g], groups[g + 1])
@@ -316,7 +316,7 @@ def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inn
         for a in range(d):
             for t in range(R - r, R + r + 1):
                 h[a, t] = 0
-        base = 0
+        base = np.int64(0)  # not a literal 0 (see optalloc._jit)
         for a in range(d):
             base += (cells[i, a] + pad[a]) * pst[a]
         if r > 0:
@@ -439,7 +439,7 @@ def torus_set(idpad, freepad, pst, pad, shape, ring, cell, r, m, k, offs, delta,
     d = len(shape)
     lo = np.empty(d, dtype=np.int64)
     hi = np.empty(d, dtype=np.int64)
-    base = 0
+    base = np.int64(0)  # not a literal 0 (see optalloc._jit)
     for a in range(d):
         base += (cell[a] + pad[a]) * pst[a]
     out = np.empty(k, dtype=np.int64)

@@ -313,7 +313,7 @@ def axis_vectors(c, tables, sizes, k, g, x, order, coord, a, alive, least, opt1,
     near = np.zeros((m, n))  # near[i, q]: distance of q to the pins b_1 .. b_i off axis a
     plist = np.zeros(m, np.int64)
     scratch = np.empty(n)
-    i = 1
+    i = np.int64(1)  # not the literal 1: see optalloc._jit
     b[1] = max(sizes[0], b1_lo) - 1
     for j in range(b[1] - sizes[0] + 1):  # slice 0's windows before the first b_1 tried
         run[1] = min(run[1], C[0, j])

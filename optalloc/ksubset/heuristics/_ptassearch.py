@@ -104,7 +104,8 @@ def _pin_level(lvl, vec, cross, whole, x, order, m, k, bsel, least, opt1, plist,
             for a in range(d):
                 dist += abs(x[q, a] - x[p, a])
             near_at[lvl + 1, q] += dist
-    return max(cheap, pin_rest(near_at[lvl + 1], plist, npin, k, -1, spread_at[lvl + 1], opt1, scratch))
+    every = np.int64(-1)  # every axis; not a literal (see optalloc._jit)
+    return max(cheap, pin_rest(near_at[lvl + 1], plist, npin, k, every, spread_at[lvl + 1], opt1, scratch))
 
 
 @njit(cache=True)
@@ -219,6 +220,7 @@ def sample(x, order, V, Bv, Om, Xv, Zv, off, sizes, g, cs, opt1, state, best, sa
     work = workspace(n, d, m, k)
     estimate = 0.0
     done = 0.0
+    prune = samples > 0  # True, but not a constant: search's _evaluate serves (see optalloc._jit)
     for _ in range(samples):
         weight = 1.0
         bsum = 0.0
@@ -244,7 +246,7 @@ def sample(x, order, V, Bv, Om, Xv, Zv, off, sizes, g, cs, opt1, state, best, sa
             if a == d - 1:
                 before = counts.copy()
                 _evaluate(x, plist, npin_at[d], sl, val, code, omega, bsel, sizes, cs, state, best, work, counts,
-                          True)
+                          prune)
                 u += _units(n, k, d, m, counts, before)
             estimate += weight * u
             done += u
