@@ -209,7 +209,7 @@ def _ball(c0, c1, c2, occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, 
     w0, w1, w2 = wrap[0], wrap[1], wrap[2]
     count = 0
     star = 0
-    r = 0
+    r = np.int64(0)  # not a literal 0 (see optalloc._jit)
     big = len(rows) + 1
     while True:
         need = k - count
