@@ -109,7 +109,7 @@ def _scores_loop(counts, k, score, score_y):  # pragma: no cover - compiled by n
         total = np.int64(0)
         for side in range(2):
             cost[0] = 0
-            t = 0
+            t = np.int64(0)  # not a literal 0 (see optalloc._jit)
             if side == 0:  # the conjugate: #{parts >= v}, ascending as v falls
                 run = 0
                 for v in range(max_part, 0, -1):

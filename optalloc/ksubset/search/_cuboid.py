@@ -142,7 +142,7 @@ def _arr(vec, n, scratch, axis):  # pragma: no cover - compiled by numba
                 total += tmp[m - 1 - a] * tmp[m - 1 - b] * organ[axis, a, b]
         return total
     cost[0] = 0
-    t = 0
+    t = np.int64(0)  # not a literal 0 (see optalloc._jit)
     for i in range(m):
         t = _place_row(cost, t, tmp[i], f, nxt)
     best = cost[0]
@@ -273,7 +273,7 @@ def _search(box, upper, node_limit, best_path):  # pragma: no cover - compiled b
     sl = Slices(sizes, Y, Z)
     best = upper
     nodes = 0
-    depth = 0
+    depth = np.int64(0)  # not a literal 0 (see optalloc._jit)
     Rs[0] = k
     last = nd - 1  # the full cross-section (largest diagram, last in the table)
     expand = True

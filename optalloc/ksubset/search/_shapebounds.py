@@ -99,7 +99,7 @@ def _fill_y(B, cap, lo, hi, m):  # pragma: no cover - compiled by numba
     """Least sum of B over m slots in the rows outside lo..hi, cap[y] at
     row y (inf when they do not fit); B grows away from lo..hi, which
     holds every point placed."""
-    return _outward(B, cap, lo - 1, hi + 1, 0, len(B) - 1, m)
+    return _outward(B, cap, lo - 1, hi + 1, np.int64(0), len(B) - 1, m)  # not a literal 0 (see optalloc._jit)
 
 
 @njit(cache=True)
