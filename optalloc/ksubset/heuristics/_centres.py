@@ -145,7 +145,8 @@ class Grid:
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
         k = validate_k(k, self.n)  # beyond the points the kernels' radius searches would not end
-        cen = np.ascontiguousarray(centres, dtype=np.int64)
+        cen = np.ascontiguousarray(centres, dtype=np.int64).view()
+        cen.flags.writeable = False  # as MM's cached centres: one compiled centre_scores for every caller
         if k >= TABLE_K:
             T0, T1, T2, M = self.tables(k)
         else:
