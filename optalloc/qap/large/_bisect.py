@@ -267,7 +267,7 @@ def initial(indptr, indices, weights, vw, bias, target0, seeds, tol):
     best_val = 1e300
     for seed in seeds:
         side = grow(indptr, indices, weights, vw, bias, target0, seed)
-        w0 = fm(indptr, indices, weights, vw, bias, side, target0, tol, 8, 64)
+        w0 = fm(indptr, indices, weights, vw, bias, side, target0, tol, np.int64(8), np.int64(64))  # see optalloc._jit
         val = cut_value(indptr, indices, weights, bias, side) + 1e6 * abs(w0 - target0)
         if val < best_val:
             best_val = val

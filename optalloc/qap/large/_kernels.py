@@ -163,16 +163,17 @@ def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, activ
     queue = np.empty(n, np.int64)
     inq = np.zeros(n, np.bool_)
     log = np.empty((4 * n + 64, 4), np.int64)
-    tail = 0
+    zero = np.int64(0)  # plain integers, not literals: one compiled _descend (see optalloc._jit)
+    tail = zero
     for v in order:
         tail = _enqueue(v, queue, inq, tail, n)
     total = 0.0
     budget = np.array([visits], np.int64)
     while True:
         change, nlog = _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D,
-                                use_d, nptr, nidx, cptr, cidx, queue, inq, 0, tail, log, 0, budget)
+                                use_d, nptr, nidx, cptr, cidx, queue, inq, zero, tail, log, zero, budget)
         total += change
-        tail = 0
+        tail = zero
         if nlog < len(log) or budget[0] <= 0:
             inq[:] = False
             break
@@ -182,9 +183,9 @@ def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, activ
         i = np.random.randint(n)
         if indptr[i + 1] == indptr[i]:
             continue
-        nlog = 0
+        nlog = zero
         change = 0.0
-        tail = 0
+        tail = zero
         for _r in range(3):
             e = indptr[i] + np.random.randint(indptr[i + 1] - indptr[i])
             c = pos[indices[e]]
@@ -204,7 +205,7 @@ def refine(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, activ
                     i = k
         budget[0] = 64 * n
         more, nlog = _descend(indptr, indices, weights, pos, occ, coords, sides, wrap, scale, active, td, D,
-                              use_d, nptr, nidx, cptr, cidx, queue, inq, 0, tail, log, nlog, budget)
+                              use_d, nptr, nidx, cptr, cidx, queue, inq, zero, tail, log, nlog, budget)
         change += more
         if change > 1e-9 or nlog >= len(log):
             for t in range(nlog - 1, -1, -1):  # undo
