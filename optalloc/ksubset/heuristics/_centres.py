@@ -166,7 +166,8 @@ class Grid:
 
     def nearest(self, centre, k: int) -> np.ndarray:
         """The rows of the k nearest points of a centre (cell), sorted."""
-        rows, _ = centre_rows(np.asarray(centre, dtype=np.int64), self.occ, self.L, self.wrap, k, self.in_order,
+        # a copy: writable whoever gives the centre (a row of MM's read-only centres too), one compiled kernel
+        rows, _ = centre_rows(np.array(centre, dtype=np.int64), self.occ, self.L, self.wrap, k, self.in_order,
                               self.n)
         return np.sort(rows)
 
