@@ -145,8 +145,7 @@ class Grid:
     def scores(self, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """W and star of the k nearest points around each centre (cells)."""
         k = validate_k(k, self.n)  # beyond the points the kernels' radius searches would not end
-        cen = np.ascontiguousarray(centres, dtype=np.int64).view()
-        cen.flags.writeable = False  # as MM's cached centres: one compiled centre_scores for every caller
+        cen = _read_only(centres)
         if k >= TABLE_K:
             T0, T1, T2, M = self.tables(k)
         else:
@@ -166,10 +165,18 @@ class Grid:
 
     def nearest(self, centre, k: int) -> np.ndarray:
         """The rows of the k nearest points of a centre (cell), sorted."""
-        # a copy: writable whoever gives the centre (a row of MM's read-only centres too), one compiled kernel
-        rows, _ = centre_rows(np.array(centre, dtype=np.int64), self.occ, self.L, self.wrap, k, self.in_order,
+        rows, _ = centre_rows(_read_only(centre), self.occ, self.L, self.wrap, k, self.in_order,
                               self.n)
         return np.sort(rows)
+
+
+def _read_only(cells) -> np.ndarray:
+    """``cells`` as a read-only contiguous int64 view, whoever gives them
+    (MM's cached centres are read-only): numba compiles its kernels once
+    per writability, so every caller passes them alike."""
+    out = np.ascontiguousarray(cells, dtype=np.int64).view()
+    out.flags.writeable = False
+    return out
 
 
 def _ball_cells(r: int, sides) -> int:

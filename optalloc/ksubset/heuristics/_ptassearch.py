@@ -220,7 +220,7 @@ def sample(x, order, V, Bv, Om, Xv, Zv, off, sizes, g, cs, opt1, state, best, sa
     work = workspace(n, d, m, k)
     estimate = 0.0
     done = 0.0
-    prune = samples > 0  # True, but not a constant: search's _evaluate serves (see optalloc._jit)
+    prune = np.bool_(True)  # not the literal: search's _evaluate serves (see optalloc._jit)
     for _ in range(samples):
         weight = 1.0
         bsum = 0.0
