@@ -220,3 +220,30 @@ def test_scores_refuse_more_points_than_the_grid_holds():
     with pytest.raises(ValueError, match="between 1 and the number of points"):
         grid.scores(grid.co, m.n_free + 1)
     assert grid.scores(grid.co, m.n_free)[0].shape == (m.n_free,)
+
+
+def test_scores_depend_neither_on_the_centres_order_nor_on_the_tables(forced, monkeypatch):
+    """Centres in a shuffled order (a column's remembered slice counts
+    met again after other columns) and grids whose planes are refused
+    the 16-bit tables (runs instead) score as in lexicographic order
+    with the tables."""
+    rng = np.random.default_rng(21)
+    cells = _centres.TABLE_CELLS
+    shuffled = 0
+    for _ in range(60):
+        m, k = _state(rng, {2: 9, 3: 7})
+        grid = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
+        centres = _centres._padded(np.stack(np.meshgrid(*[np.arange(s) for s in m.shape], indexing="ij"),
+                                            axis=-1).reshape(-1, m.ndim))
+        ws, stars = grid.scores(centres, k)
+        order = rng.permutation(len(centres))
+        w2, s2 = grid.scores(centres[order], k)
+        assert w2.tolist() == ws[order].tolist() and s2.tolist() == stars[order].tolist(), (m.shape, m.torus, k)
+        shuffled += m.ndim == 3
+        monkeypatch.setattr(_centres, "TABLE_CELLS", 1)
+        plain = _centres.torus_grid(m.free_points(), (m.shape, m.torus))
+        assert plain.tables(k)[0].size == 0
+        w3, s3 = plain.scores(centres, k)
+        monkeypatch.setattr(_centres, "TABLE_CELLS", cells)
+        assert w3.tolist() == ws.tolist() and s3.tolist() == stars.tolist(), (m.shape, m.torus, k)
+    assert shuffled >= 10

@@ -64,6 +64,8 @@ SPLIT_MIN = 512
 BACK = 16
 #: slices of the rotated tables per thread below which they are built in one thread
 TABLE_SLICES = 16
+#: cells of an extended plane from which no rotated tables are built (their int16 counts would overflow)
+TABLE_CELLS = 2 ** 15
 
 
 class Grid:
@@ -96,7 +98,7 @@ class Grid:
         the grid's mean density needs for k points, plus 2, at most
         ``(L - 1) // 2``; a larger ball counts its wider slices by runs,
         and when r is more than 3 past that on a ring, all of them (no
-        tables)."""
+        tables; nor when an extended plane has ``TABLE_CELLS`` cells)."""
         sides = [int(s) for s in self.L if s > 1]
         density = self.n / max(1, int(np.prod(self.L)))
         r = 0
@@ -107,9 +109,11 @@ class Grid:
         # every axis is a ring of even length (a wide diamond is counted around the antipode)
         even = bool(np.all(self.wrap) and np.all(self.L % 2 == 0))
         wide = bool(np.any(self.wrap & (r > (self.L - 1) // 2 + 3))) and not even
+        ext = self.L + 2 * M
+        wide |= int(max(ext[0] * ext[1], ext[0] * ext[2], ext[1] * ext[2])) >= TABLE_CELLS
         key = (*M.tolist(), wide)
         if key not in self._tables:
-            out = [np.zeros((0, 1, 1), dtype=np.int32)] * AXES
+            out = [np.zeros((0, 1, 1), dtype=np.int16)] * AXES
             if int(self.L.min()) > 1 and not wide:  # a planar grid counts by runs (see centre_scores)
                 out = self._rotated(M)
             self._tables = {key: (*out, M)}
@@ -130,7 +134,7 @@ class Grid:
         for a in range(AXES):
             p, r = (1 if a == 0 else 0), (1 if a == 2 else 2)
             U = int(self.L[p] + 2 * M[p] + self.L[r] + 2 * M[r] - 1)
-            out.append(np.zeros((int(self.L[a]), U + 1, U + 1), dtype=np.int32))
+            out.append(np.zeros((int(self.L[a]), U + 1, U + 1), dtype=np.int16))
         first = np.concatenate([[0], np.cumsum(self.L)])  # slice ids: axis a's from first[a]
 
         def piece(lo, hi):
@@ -149,7 +153,7 @@ class Grid:
         if k >= TABLE_K:
             T0, T1, T2, M = self.tables(k)
         else:
-            T0 = T1 = T2 = np.zeros((0, 1, 1), dtype=np.int32)
+            T0 = T1 = T2 = np.zeros((0, 1, 1), dtype=np.int16)
             M = np.zeros(AXES, dtype=np.int64)
 
         tot = self.plane_counts() if T0.shape[0] else _NO_PLANES

@@ -214,32 +214,15 @@ def _ball(c0, c1, c2, occ, L, wrap, k, in_order, rows, o0, o1, o2, sel, h0, h1, 
     while True:
         need = k - count
         n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need + 1 if in_order else big, rows, o0, o1, o2)
-        if n <= need:
-            take = n
-            for t in range(n):
-                h0[mid + o0[t]] += 1
-                h1[mid + o1[t]] += 1
-                h2[mid + o2[t]] += 1
-                if keep:
-                    sel[count + t] = rows[t]
-        else:
-            take = need
-            if in_order:
-                for t in range(need):
-                    h0[mid + o0[t]] += 1
-                    h1[mid + o1[t]] += 1
-                    h2[mid + o2[t]] += 1
-                    if keep:
-                        sel[count + t] = rows[t]
-            else:
-                order = np.argsort(rows[:n])
-                for q in range(need):
-                    t = order[q]
-                    h0[mid + o0[t]] += 1
-                    h1[mid + o1[t]] += 1
-                    h2[mid + o2[t]] += 1
-                    if keep:
-                        sel[count + q] = rows[t]
+        take = min(n, need)
+        order = np.argsort(rows[:n]) if n > need and not in_order else np.arange(n)
+        for q in range(take):
+            t = order[q]
+            h0[mid + o0[t]] += 1
+            h1[mid + o1[t]] += 1
+            h2[mid + o2[t]] += 1
+            if keep:
+                sel[count + q] = rows[t]
         count += take
         star += r * take
         if count == k:
@@ -281,14 +264,15 @@ def rotated_tables(occ, L, wrap, a, M):
     coordinate of a), shape (L[a], U + 1, V + 1): the in-plane grid (axes
     p < r), a ring axis extended by M on either side (copies of the ring),
     its cell (i, j) at ``u = i + j``, ``v = i - j + width_r - 1`` (i, j
-    counted from the extended corner), prefix-summed over u and v.  An L1
+    counted from the extended corner), prefix-summed over u and v, int16
+    (the caller keeps the extended plane under 2**15 cells).  An L1
     diamond in the plane is then a box: |du| <= b and |dv| <= b."""
     p = 1 if a == 0 else 0
     r = 1 if a == 2 else 2
     wp = L[p] + 2 * M[p]
     wr = L[r] + 2 * M[r]
     U = wp + wr - 1
-    T = np.zeros((L[a], U + 1, U + 1), dtype=np.int32)
+    T = np.zeros((L[a], U + 1, U + 1), dtype=np.int16)
     rotated_fill(T, occ, L, wrap, a, M, 0, L[a])
     return T
 
@@ -359,7 +343,7 @@ def _reach(L, wrap):
 
 
 @njit(cache=True)
-def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two):
+def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two, memo, key):
     """The points of the ball of radius q around c, counted slice by slice
     across axis a: each slice's L1 diamond is a box of the rotated table T
     (:func:`rotated_tables`) when T is not empty and the diamond wraps
@@ -372,7 +356,11 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two):
     a = 1, 2; PY along the second, for a = 0) over the plane's other axis;
     with ``fill`` each slice's count goes to h at its offset (shifted by
     mid).  With ``two`` the ball of radius q + 1 is counted in the same
-    pass, its slices' counts in hb and its total returned second (else 0)."""
+    pass, its slices' counts in hb and its total returned second (else 0).
+    With ``key >= 0`` (the centre's in-plane cell) the count of slice t
+    and radius b is kept in ``memo[t, b]`` as ``key << 32 | count`` and
+    read back while the key matches: the centres of one line across the
+    planes share their diamonds."""
     p = 1 if a == 0 else 0
     r = 1 if a == 2 else 2
     ci = c[p]
@@ -407,7 +395,11 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two):
         for s in range(2 if two else 1):
             b = q + s - abs(d)
             cnt = 0
-            if b <= top:
+            kept = key >= 0 and 0 <= b < memo.shape[1]
+            if kept and memo[t, b] >> 32 == key:
+                cnt = memo[t, b] & 0xFFFFFFFF
+                kept = False
+            elif b <= top:
                 u0 = max(0, cu - b)
                 u1 = min(U - 1, cu + b) + 1
                 v0 = max(0, cv - b)
@@ -432,6 +424,8 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two):
                 for jj in range(m1 + m2):
                     tt = e1 + jj if jj < m1 else e2 + jj - m1
                     cnt += _run(P, A + B * tt, ci, b - abs(_offset(tt, cj, L[o], wrap[o])), L[ra], wrap[ra])
+            if kept:
+                memo[t, b] = key << 32 | cnt
             if s == 1:
                 hb[mid + d] = cnt
                 outer += cnt
@@ -444,7 +438,7 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two):
 
 @njit(cache=True, inline="always")
 def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, hb, mid, back,
-           tot):
+           tot, memo):
     """W, star and the radius R of the k nearest points of the centre c:
     a ball of radius q < R counted, then the shells from q + 1 on point by
     point.  With the rotated tables across the first two axes, q = R - 1
@@ -485,26 +479,27 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
         # q: the largest radius whose ball holds fewer than k points, counted
         # with the ball q + 1 in one pass (their slices' counts in h2 and hb)
         q = max(q, -1)
-        count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True)
+        key = c0 + L0 * c1
+        count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True, memo, key)
         while count >= k or upper < k:
             for u in range(max(0, mid - q - 1), min(len(h2), mid + q + 2)):
                 h2[u] = 0
                 hb[u] = 0
             q += -1 if count >= k else 1
-            count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True)
+            count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True, memo, key)
         if in_order and upper - k + back < k - count:
             # fewer points of the shell q + 1 left out than taken: the ball
             # q + 1 less its shell's last upper - k points in cell order
             for u in range(max(0, mid - q - 1), min(len(h2), mid + q + 2)):
                 h2[u] = hb[u]
-            _slices(1, q + 1, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False)
-            _slices(0, q + 1, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False)
+            _slices(1, q + 1, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False, memo, -1)
+            _slices(0, q + 1, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False, memo, -1)
             if upper > k:
                 _walk(q + 1, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, upper - k, h0, h1, h2, mid, True)
             count = k
         elif q >= 0:
-            _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False)
-            _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False)
+            _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False, memo, -1)
+            _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False, memo, -1)
         for u in range(max(0, mid - q - 1), min(len(hb), mid + q + 2)):
             hb[u] = 0
     r = q + 1
@@ -571,10 +566,11 @@ def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n, back
     h1 = np.zeros(2 * mid + 1, dtype=np.int64)
     h2 = np.zeros(2 * mid + 1, dtype=np.int64)
     hb = np.zeros(2 * mid + 1, dtype=np.int64)
+    memo = np.full((L[2], 2 * mid + 2), -1, dtype=np.int64)
     R = 0
     for i in range(m):
         w, s, R = _score(cen[i], occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, R - 1, rows, o0, o1, o2, h0, h1,
-                         h2, hb, mid, back, tot)
+                         h2, hb, mid, back, tot, memo)
         ws[i] = w
         stars[i] = s
     return ws, stars
