@@ -90,14 +90,28 @@ def triangle_keys(tri: np.ndarray, n: int) -> np.ndarray:
 
 def half_least(values: np.ndarray, k: int) -> float:
     """Half the sum of the k least of ``values`` (the neighbour bound from
-    every point's star or score). By a sort, not ``np.partition``: the
-    scores of a grid take a few distinct integers, where numpy's selection
-    is 20 times slower than sorting (0.6 ms against 0.03 ms on 6,912
-    values of two kinds).
+    every point's star or score).  Integers of a narrow range (a grid's
+    stars and scores) are counted by value, others sorted; not by
+    ``np.partition``, which is 20 times slower than sorting on a few
+    distinct integers.
 
     >>> half_least(np.array([3, 1, 2, 1]), 3)
     2.0
     """
+    values = np.asarray(values).ravel()
+    k = min(int(k), values.size)
+    if k <= 0:
+        return 0.0
+    if values.dtype.kind in "iu":
+        lo = int(values.min())
+        span = int(values.max()) - lo
+        if span <= 4 * values.size:
+            counts = np.bincount((values - lo).astype(np.int64), minlength=span + 1)
+            upto = np.cumsum(counts)
+            t = int(np.searchsorted(upto, k))  # the k-th least is lo + t
+            below = int(upto[t - 1]) if t else 0
+            total = int(np.dot(np.arange(t, dtype=np.int64), counts[:t])) + (k - below) * t + k * lo
+            return 0.5 * float(total)
     return 0.5 * float(np.sort(values)[:k].sum())
 
 

@@ -195,3 +195,19 @@ def test_gen_alg_descents(case, descents):
         for v in set(range(len(pts))) - chosen:
             swapped = sorted(chosen - {u} | {v})
             assert at_most(res.objective, naive_weight(as_rows(pts)[swapped]))
+
+
+@PROPERTY
+@given(st.lists(st.integers(-50, 400), min_size=1, max_size=40), st.integers(0, 45),
+       st.sampled_from(["int64", "int32", "uint16", "float64"]))
+def test_half_least_counts_as_the_sort(values, k, dtype):
+    """The k least values summed (counted by value for integers of a
+    narrow range) equal the sorted sum, whatever k and the integer type."""
+    from optalloc.ksubset._common import half_least
+
+    v = np.array(values)
+    if dtype == "uint16":
+        v = v - v.min()
+    v = v.astype(dtype)
+    want = 0.5 * float(np.sort(v)[:k].sum()) if k else 0.0
+    assert half_least(v, k) == want

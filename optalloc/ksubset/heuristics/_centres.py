@@ -134,7 +134,7 @@ class Grid:
         for a in range(AXES):
             p, r = (1 if a == 0 else 0), (1 if a == 2 else 2)
             U = int(self.L[p] + 2 * M[p] + self.L[r] + 2 * M[r] - 1)
-            out.append(np.zeros((int(self.L[a]), U + 1, U + 1), dtype=np.int16))
+            out.append(np.empty((int(self.L[a]), U + 1, U + 1), dtype=np.int16))
         first = np.concatenate([[0], np.cumsum(self.L)])  # slice ids: axis a's from first[a]
 
         def piece(lo, hi):

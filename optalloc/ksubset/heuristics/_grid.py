@@ -280,7 +280,7 @@ def rotated_tables(occ, L, wrap, a, M):
 @njit(cache=True, nogil=True)
 def rotated_fill(T, occ, L, wrap, a, M, lo, hi):
     """The slices lo .. hi - 1 of :func:`rotated_tables` written into T
-    (its shape, zeros there)."""
+    (its shape, any values there)."""
     p = 1 if a == 0 else 0
     r = 1 if a == 2 else 2
     wp = L[p] + 2 * M[p]
@@ -298,6 +298,7 @@ def rotated_fill(T, occ, L, wrap, a, M, lo, hi):
     for s in range(lo, hi):
         base = s * step[a]
         Ts = T[s]
+        Ts[:, :] = 0
         for ti in range(wp):
             for tj in range(wr):
                 if occ[base + ip[ti] + jr[tj]] >= 0:
