@@ -378,8 +378,10 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two, memo, ke
             far = L[p] // 2 + L[r] // 2 - 1 - min(M[p], M[r])
     cu = ci + M[p] + cj + M[r]
     cv = ci + M[p] - cj - M[r] + L[r] + 2 * M[r] - 1
-    ai = (ci + L[p] // 2) % L[p]
-    aj = (cj + L[r] // 2) % L[r]
+    ai = ci + L[p] // 2  # the antipode (no division: ci < L)
+    ai -= L[p] if ai >= L[p] else 0
+    aj = cj + L[r] // 2
+    aj -= L[r] if aj >= L[r] else 0
     au = ai + M[p] + aj + M[r]
     av = ai + M[p] - aj - M[r] + L[r] + 2 * M[r] - 1
     U = T.shape[1] - 1
@@ -389,14 +391,16 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two, memo, ke
     o = 1 if a == 2 else 2
     total = 0
     outer = 0
-    a1, n1, a2, n2 = _span(c[a], q + 1 if two else q, L[a], wrap[a])
+    ca, La, wa = c[a], L[a], wrap[a]
+    width = memo.shape[1] if key >= 0 else 0
+    a1, n1, a2, n2 = _span(ca, q + 1 if two else q, La, wa)
     for j in range(n1 + n2):
         t = a1 + j if j < n1 else a2 + j - n1
-        d = _offset(t, c[a], L[a], wrap[a])
+        d = _offset(t, ca, La, wa)
         for s in range(2 if two else 1):
             b = q + s - abs(d)
             cnt = 0
-            kept = key >= 0 and 0 <= b < memo.shape[1]
+            kept = 0 <= b < width
             if kept and memo[t, b] >> 32 == key:
                 cnt = memo[t, b] & 0xFFFFFFFF
                 kept = False
