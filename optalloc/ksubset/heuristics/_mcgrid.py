@@ -110,7 +110,11 @@ def _window(shape, ring, c, lo, hi, a0, a1):
     wraps into its second copy, a mesh axis is clipped); False when empty."""
     for a in range(len(shape)):
         if ring[a]:
-            s = (c[a] + lo[a]) % shape[a]
+            s = c[a] + lo[a]  # no division: within a turn or two of the ring
+            while s < 0:
+                s += shape[a]
+            while s >= shape[a]:
+                s -= shape[a]
             a0[a] = s
             a1[a] = s + hi[a] - lo[a]
         else:
