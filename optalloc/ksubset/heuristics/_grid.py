@@ -107,7 +107,7 @@ def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # two call sites (back and forward) in _score
 def _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid, back):
     """The first ``need`` (at least 1) points at L1 distance exactly r from
     (c0, c1, c2) in cell order (those :func:`_shell` gives), their offsets
@@ -343,7 +343,7 @@ def _reach(L, wrap):
     return L // 2 if wrap else L - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # three call sites: the radius search and _plane_slices
 def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two, memo, key):
     """The points of the ball of radius q around c, counted slice by slice
     across axis a: each slice's L1 diamond is a box of the rotated table T
@@ -441,6 +441,15 @@ def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two, memo, ke
     return total, outer
 
 
+@njit(cache=True)
+def _plane_slices(r, c, T0, T1, M, L, wrap, PX, PY, h0, h1, mid, tot, hb, memo):
+    """The ball of radius r counted across the first and the second axis
+    (:func:`_slices`, their slices' counts in h0 and h1): one call where
+    two would pass their many arguments twice."""
+    _slices(1, r, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False, memo, -1)
+    _slices(0, r, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False, memo, -1)
+
+
 @njit(cache=True, inline="always")
 def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1, o2, h0, h1, h2, hb, mid, back,
            tot, memo):
@@ -485,26 +494,25 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
         # with the ball q + 1 in one pass (their slices' counts in h2 and hb)
         q = max(q, -1)
         key = c0 + L0 * c1
-        count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True, memo, key)
-        while count >= k or upper < k:
+        while True:
+            count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True, memo, key)
+            if count < k <= upper:
+                break
             for u in range(max(0, mid - q - 1), min(len(h2), mid + q + 2)):
                 h2[u] = 0
                 hb[u] = 0
             q += -1 if count >= k else 1
-            count, upper = _slices(2, q, c, T2, M, L, wrap, PX, PY, h2, mid, True, tot, hb, True, memo, key)
         if in_order and upper - k + back < k - count:
             # fewer points of the shell q + 1 left out than taken: the ball
             # q + 1 less its shell's last upper - k points in cell order
             for u in range(max(0, mid - q - 1), min(len(h2), mid + q + 2)):
                 h2[u] = hb[u]
-            _slices(1, q + 1, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False, memo, -1)
-            _slices(0, q + 1, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False, memo, -1)
+            _plane_slices(q + 1, c, T0, T1, M, L, wrap, PX, PY, h0, h1, mid, tot, hb, memo)
             if upper > k:
                 _walk(q + 1, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, upper - k, h0, h1, h2, mid, True)
             count = k
         elif q >= 0:
-            _slices(1, q, c, T1, M, L, wrap, PX, PY, h1, mid, True, tot, hb, False, memo, -1)
-            _slices(0, q, c, T0, M, L, wrap, PX, PY, h0, mid, True, tot, hb, False, memo, -1)
+            _plane_slices(q, c, T0, T1, M, L, wrap, PX, PY, h0, h1, mid, tot, hb, memo)
         for u in range(max(0, mid - q - 1), min(len(hb), mid + q + 2)):
             hb[u] = 0
     r = q + 1
