@@ -107,7 +107,7 @@ def _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, stop, rows, o0, o1, o2):
     return n
 
 
-@njit(cache=True, inline="always")  # two call sites (back and forward) in _score
+@njit(cache=True)
 def _walk(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, need, h0, h1, h2, mid, back):
     """The first ``need`` (at least 1) points at L1 distance exactly r from
     (c0, c1, c2) in cell order (those :func:`_shell` gives), their offsets
