@@ -527,20 +527,12 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
             continue
         n = _shell(r, c0, c1, c2, L0, L1, L2, w0, w1, w2, occ, big, rows, o0, o1, o2)
         take = min(n, need)
-        if n > need:
-            order = np.argsort(rows[:n])
-            for t in range(need):
-                rows[t] = order[t]
-            for t in range(need):
-                u = rows[t]
-                h0[mid + o0[u]] += 1
-                h1[mid + o1[u]] += 1
-                h2[mid + o2[u]] += 1
-        else:
-            for t in range(take):
-                h0[mid + o0[t]] += 1
-                h1[mid + o1[t]] += 1
-                h2[mid + o2[t]] += 1
+        order = np.argsort(rows[:n]) if n > need else np.arange(n)  # the lowest rows of the shell
+        for t in range(take):
+            u = order[t]
+            h0[mid + o0[u]] += 1
+            h1[mid + o1[u]] += 1
+            h2[mid + o2[u]] += 1
         count += take
         if count == k:
             break
