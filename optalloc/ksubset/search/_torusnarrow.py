@@ -64,6 +64,7 @@ import time
 import numpy as np
 
 from ..._jit import njit
+from ..._threads import run_split
 from ._box import _ascending_parts
 from ._profilesearch import _now, deadline_array
 from ._ring import listable, scored_partitions
@@ -353,7 +354,8 @@ def _weight(pts: np.ndarray, idx: np.ndarray, shape, wrap) -> float:
 def narrow_search(pts, k: int, shape, wrap, upper: float, *, time_limit: float | None = None):
     """The least W of the narrow sets of k of ``pts`` (integer 2D
     coordinates on a ``shape`` machine whose axes wrap where ``wrap``),
-    when below ``upper``: the mesh's shape search on each cut mesh.
+    when below ``upper``: the mesh's shape search on each cut mesh, in two
+    chains of cut meshes on two threads (:func:`_chain`).
 
     Returns ``(value, indices, lower)`` as :func:`._shapesearch.shape_search`
     does: the lightest set found below ``upper`` (its W on the torus) or
@@ -368,26 +370,47 @@ def narrow_search(pts, k: int, shape, wrap, upper: float, *, time_limit: float |
     8.0
     """
     pts = np.asarray(pts).astype(np.int64)
-    best, best_idx = float(upper), None
-    lower = math.inf
+    cuts = narrow_cuts(shape, wrap)
+    half = (len(cuts) + 1) // 2
+    chains = [cuts[:half], cuts[half:]] if len(cuts) > 1 else [cuts]
     t0 = time.perf_counter()
-    for off in narrow_cuts(shape, wrap):
+
+    def run(lo, hi):
+        return [_chain(pts, k, shape, wrap, float(upper), chain, t0, time_limit) for chain in chains[lo:hi]]
+
+    found = [f for piece in run_split(run, len(chains), min_items=1) for f in piece]
+    best, best_idx = float(upper), None
+    for value, idx, _ in found:  # the lightest; between equals, the earlier chain
+        if value is not None and value < best:
+            best, best_idx = value, idx
+    lowers = [low for _, _, low in found]
+    lower = None if any(low is None for low in lowers) else min(lowers)
+    return best if best_idx is not None else None, best_idx, lower
+
+
+def _chain(pts, k: int, shape, wrap, upper: float, cuts, t0: float, time_limit):
+    """The shape search on the cut meshes ``cuts`` in turn, each below the
+    lightest W found so far in the chain: ``(value, indices, lower)`` of
+    :func:`narrow_search` over those meshes.  The two chains of a torus
+    run on two threads (or in turn), each from ``upper``, so the result
+    does not depend on which."""
+    best, best_idx, lower = upper, None, math.inf
+    for off in cuts:
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         if left is not None and left <= 0:
-            return (best, best_idx, None) if best_idx is not None else (None, None, None)
+            lower = None
+            break
         cut = (pts - off[None, :]) % np.array(shape, dtype=np.int64)[None, :]
         value, idx, low = shape_search(cut.astype(float), k, best, time_limit=left)
         if low is None:
-            lower = -math.inf
-        else:
+            lower = None
+        elif lower is not None:
             lower = min(lower, low)
         if value is not None:
             w = _weight(pts, idx, shape, wrap)
             if w < best:
                 best, best_idx = w, idx
-    if lower == -math.inf:
-        return (best, best_idx, None) if best_idx is not None else (None, None, None)
-    return (best, best_idx, lower) if best_idx is not None else (None, None, lower)
+    return (best if best_idx is not None else None), best_idx, lower
 
 
 def torus_narrow(pts, k: int, shape, wrap, upper: float, *, time_limit: float | None = None):
