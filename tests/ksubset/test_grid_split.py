@@ -129,7 +129,12 @@ def _check_scores(monkeypatch, back, seed, states, draw):
 def test_tables_built_on_threads_equal_the_one_pass_tables(forced):
     """The rotated tables built slice by slice on three threads equal
     those built in one pass, axis by axis."""
-    from optalloc.ksubset.heuristics._grid import rotated_tables
+    from optalloc.ksubset.heuristics._grid import rotated_fill
+
+    def one_pass(grid, a, M, like):
+        T = np.full(like.shape, -7, dtype=like.dtype)  # rotated_fill clears what it writes
+        rotated_fill(T, grid.occ, grid.L, grid.wrap, a, M, np.int64(0), grid.L[a])
+        return T
 
     rng = np.random.default_rng(18)
     built = 0
@@ -141,7 +146,7 @@ def test_tables_built_on_threads_equal_the_one_pass_tables(forced):
             continue
         built += 1
         for a, T in enumerate(tables):
-            assert np.array_equal(T, rotated_tables(grid.occ, grid.L, grid.wrap, a, M)), (m.shape, m.torus, a)
+            assert np.array_equal(T, one_pass(grid, a, M, T)), (m.shape, m.torus, a)
     assert built >= 5
 
 
@@ -247,3 +252,33 @@ def test_scores_depend_neither_on_the_centres_order_nor_on_the_tables(forced, mo
         monkeypatch.setattr(_centres, "TABLE_CELLS", cells)
         assert w3.tolist() == ws.tolist() and s3.tolist() == stars.tolist(), (m.shape, m.torus, k)
     assert shuffled >= 10
+
+
+def test_grid_arrays_equal_numpy_prefix_counts():
+    """The occupancy, the prefix counts of the runs along the first two
+    axes (each row twice) and the order flag, as numpy builds them, for
+    points in cell order, shuffled, and repeated."""
+    from optalloc.ksubset.heuristics._grid import grid_arrays
+
+    rng = np.random.default_rng(22)
+    for trial in range(60):
+        L = np.array([int(v) for v in rng.integers(1, 7, size=3)], dtype=np.int64)
+        cells = np.flatnonzero(rng.random(int(np.prod(L))) < rng.random())
+        if trial % 3 == 1:
+            cells = rng.permutation(cells)
+        elif trial % 3 == 2 and len(cells):
+            cells = np.sort(np.concatenate([cells, cells[:1]]))
+        co = np.stack([cells % L[0], cells // L[0] % L[1], cells // (L[0] * L[1])], axis=1).astype(np.int64)
+        occ = np.full(int(np.prod(L)), -1, dtype=np.int64)
+        occ[cells] = np.arange(len(cells))
+        free = (occ >= 0).reshape(L[::-1])  # (z, y, x)
+
+        def prefix(rows):
+            return np.concatenate([np.zeros((len(rows), 1), dtype=np.int64),
+                                   np.cumsum(np.concatenate([rows, rows], axis=1), axis=1)], axis=1)
+
+        got = grid_arrays(co, L)
+        assert np.array_equal(got[0], occ)
+        assert np.array_equal(got[1], prefix(free.reshape(-1, L[0])))
+        assert np.array_equal(got[2], prefix(free.transpose(0, 2, 1).reshape(-1, L[1])))
+        assert got[3] == bool(np.all(np.diff(cells) > 0))

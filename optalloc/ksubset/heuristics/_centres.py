@@ -44,7 +44,7 @@ from ..._threads import run_split
 from ..._validate import validate_k
 from .._common import half_least
 from ..bounds._lattice import TOWN_2D, TOWN_3D
-from ._grid import centre_rows, centre_scores, rotated_fill
+from ._grid import centre_rows, centre_scores, grid_arrays, rotated_fill
 
 __all__ = ["GRID_TORUS_METHODS", "Grid", "gen_alg_torus", "grid_gen_alg", "grid_mm", "grid_swap", "lattice_grid",
            "mm_inc_torus_grid", "mm_torus_grid", "neighbour_of_stars", "town_of_grid"]
@@ -81,18 +81,13 @@ class Grid:
         self.origin = origin
         self.d = d
         self.n = len(co)
-        cell = self.co[:, 0] + self.L[0] * (self.co[:, 1] + self.L[1] * self.co[:, 2])
-        self.occ = np.full(int(np.prod(self.L)), -1, dtype=np.int64)
-        self.occ[cell] = np.arange(self.n)
-        self.in_order = bool(np.all(np.diff(cell) > 0))
-        free = (self.occ >= 0).reshape(self.L[::-1])  # (z, y, x)
-        self.PX = _prefix(free.reshape(-1, self.L[0]))
-        self.PY = _prefix(free.transpose(0, 2, 1).reshape(-1, self.L[1]))  # rows x + L0 z
+        self.occ, self.PX, self.PY, in_order = grid_arrays(self.co, self.L)
+        self.in_order = bool(in_order)
         self._tot = None
         self._tables = {}
 
     def tables(self, k: int):
-        """The margins M and the :func:`rotated_tables` across each axis
+        """The margins M and the rotated tables (:func:`rotated_fill`) across each axis
         when no axis has length 1 (else empty tables), for
         k (built once per margins).  M on a ring is the radius a ball of
         the grid's mean density needs for k points, plus 2, at most
@@ -129,7 +124,7 @@ class Grid:
         return self._tot
 
     def _rotated(self, M: np.ndarray) -> list[np.ndarray]:
-        """The three :func:`rotated_tables`, their slices shared out among threads."""
+        """The three rotated tables (:func:`rotated_fill`), their slices shared out among threads."""
         out = []
         for a in range(AXES):
             p, r = (1 if a == 0 else 0), (1 if a == 2 else 2)
@@ -194,13 +189,6 @@ def _ball_cells(r: int, sides) -> int:
     if d == 2:
         return 2 * r * r + 2 * r + 1
     return (2 * r + 1) * (2 * r * r + 2 * r + 3) // 3
-
-
-def _prefix(rows: np.ndarray) -> np.ndarray:
-    """Prefix counts of each row taken twice (runs that wrap)."""
-    out = np.zeros((len(rows), 2 * rows.shape[1] + 1), dtype=np.int64)
-    np.cumsum(np.concatenate([rows, rows], axis=1), axis=1, out=out[:, 1:])
-    return out
 
 
 def _padded(co: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..._jit import njit
 
-__all__ = ["centre_rows", "centre_scores", "rotated_fill", "rotated_tables"]
+__all__ = ["centre_rows", "centre_scores", "grid_arrays", "rotated_fill"]
 
 
 @njit(cache=True)
@@ -259,28 +259,41 @@ def _run(P, row, c, b, L, wrap):
 
 
 @njit(cache=True)
-def rotated_tables(occ, L, wrap, a, M):
-    """The rotated prefix tables of the planes across axis a (one per
-    coordinate of a), shape (L[a], U + 1, V + 1): the in-plane grid (axes
-    p < r), a ring axis extended by M on either side (copies of the ring),
-    its cell (i, j) at ``u = i + j``, ``v = i - j + width_r - 1`` (i, j
-    counted from the extended corner), prefix-summed over u and v, int16
-    (the caller keeps the extended plane under 2**15 cells).  An L1
-    diamond in the plane is then a box: |du| <= b and |dv| <= b."""
-    p = 1 if a == 0 else 0
-    r = 1 if a == 2 else 2
-    wp = L[p] + 2 * M[p]
-    wr = L[r] + 2 * M[r]
-    U = wp + wr - 1
-    T = np.zeros((L[a], U + 1, U + 1), dtype=np.int16)
-    rotated_fill(T, occ, L, wrap, a, M, 0, L[a])
-    return T
+def grid_arrays(co, L):
+    """``(occ, PX, PY, in_order)`` of the points at cells ``co`` (n, 3):
+    the row of each cell (x fastest) or -1, the prefix counts of the
+    points along the first axis (rows y + L1 z) and along the second (rows
+    x + L0 z), each row taken twice (runs that wrap), and whether the
+    rows grow with the cell id."""
+    L0, L1, L2 = L[0], L[1], L[2]
+    occ = np.full(L0 * L1 * L2, -1, dtype=np.int64)
+    in_order = True
+    for i in range(len(co)):
+        cell = co[i, 0] + L0 * (co[i, 1] + L1 * co[i, 2])
+        in_order &= i == 0 or cell > co[i - 1, 0] + L0 * (co[i - 1, 1] + L1 * co[i - 1, 2])
+        occ[cell] = i
+    PX = np.zeros((L1 * L2, 2 * L0 + 1), dtype=np.int64)
+    PY = np.zeros((L0 * L2, 2 * L1 + 1), dtype=np.int64)
+    for row in range(L1 * L2):  # runs along x: row y + L1 z
+        for t in range(2 * L0):
+            PX[row, t + 1] = PX[row, t] + (occ[L0 * row + (t if t < L0 else t - L0)] >= 0)
+    for z in range(L2):  # runs along y: row x + L0 z
+        for x in range(L0):
+            row = x + L0 * z
+            for t in range(2 * L1):
+                PY[row, t + 1] = PY[row, t] + (occ[x + L0 * ((t if t < L1 else t - L1) + L1 * z)] >= 0)
+    return occ, PX, PY, in_order
 
 
 @njit(cache=True, nogil=True)
 def rotated_fill(T, occ, L, wrap, a, M, lo, hi):
-    """The slices lo .. hi - 1 of :func:`rotated_tables` written into T
-    (its shape, any values there)."""
+    """The slices lo .. hi - 1 of the rotated prefix tables of the planes
+    across axis a written into T, of shape (L[a], U + 1, U + 1), int16
+    (the caller keeps the extended plane under 2**15 cells): the in-plane
+    grid (axes p < r), a ring axis extended by M on either side (copies of
+    the ring), its cell (i, j) at ``u = i + j``, ``v = i - j + width_r - 1``
+    (i, j counted from the extended corner), prefix-summed over u and v.
+    An L1 diamond in the plane is then a box: |du| <= b and |dv| <= b."""
     p = 1 if a == 0 else 0
     r = 1 if a == 2 else 2
     wp = L[p] + 2 * M[p]
@@ -337,17 +350,11 @@ def _runs(q, c0, c1, c2, L0, L1, L2, w0, w1, w2, P, hu, hv, mid, count_only):
     return total
 
 
-@njit(cache=True)
-def _reach(L, wrap):
-    """The largest axis distance on an axis."""
-    return L // 2 if wrap else L - 1
-
-
 @njit(cache=True, inline="always")  # three call sites: the radius search and _plane_slices
 def _slices(a, q, c, T, M, L, wrap, PX, PY, h, mid, fill, tot, hb, two, memo, key):
     """The points of the ball of radius q around c, counted slice by slice
     across axis a: each slice's L1 diamond is a box of the rotated table T
-    (:func:`rotated_tables`) when T is not empty and the diamond wraps
+    (:func:`rotated_fill`) when T is not empty and the diamond wraps
     onto no cell twice (b at most the margin M of the plane's ring axes,
     M <= (L - 1) // 2: 2 b + 1 <= L); on a plane of two rings of even
     lengths a diamond wider than that is the plane's points (``tot[a]``,
@@ -541,7 +548,7 @@ def _score(c, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, q, rows, o0, o1,
     star = 0
     for a in range(3):
         h = h0 if a == 0 else (h1 if a == 1 else h2)
-        reach = min(r, _reach(L[a], wrap[a]))
+        reach = min(r, L[a] // 2 if wrap[a] else L[a] - 1)  # the largest distance along the axis
         w += _axis_w(h, mid - reach, mid + reach, k, L[a], wrap[a])
         for u in range(mid - reach, mid + reach + 1):
             star += abs(u - mid) * h[u]
@@ -555,7 +562,7 @@ def centre_scores(cen, occ, PX, PY, T0, T1, T2, M, L, wrap, k, in_order, n, back
     (rows of ``cen``, grid coordinates); ``PX``, ``PY``: prefix counts of
     the points along the first axis (rows over the second and third axes)
     and along the second (rows over the first and third), each row twice;
-    ``T0``, ``T1``, ``T2``: the :func:`rotated_tables` across each axis
+    ``T0``, ``T1``, ``T2``: the tables of :func:`rotated_fill` across each axis
     with the margins M (empty tables: runs instead, see :func:`_score`);
     ``back``: see :func:`_score`; ``tot[a, t]``: the points of the plane t
     across axis a."""
