@@ -327,6 +327,11 @@ def gen_alg_torus(D, k, *, ids, coords, axes):
     ([0, 1, 3], 4.0, {'centre': 0, 'centres': 16})
     """
     start = time.perf_counter()
+    if k == 1:  # every set is its centre, of W 0: the first free node wins, without building the grid
+        first = np.asarray(ids)[:1]
+        return metric_subset_result(None, np.arange(1), ids=first, coords=np.asarray(coords)[:1], method="gen-alg",
+                                    start=start, guarantee=1.0, bound=0.0, weight=(0.0, True),
+                                    extra={"centre": int(first[0]), "centres": len(np.asarray(ids))})
     grid = torus_grid(coords, axes)
     rows, _, centre, stars, _ = grid_gen_alg(grid, k)
     g = _guarantee(k)
