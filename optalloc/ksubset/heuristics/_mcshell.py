@@ -6,8 +6,8 @@ A centre's set is the free cells of its L-infinity ball of radius r - 1
 (r found with box counts) and the first free cells of shell r in (L1,
 node id) order; only shell r is visited cell by cell, through offsets
 sorted once per radius.  W is summed per axis over a histogram of the
-set's offsets: the inner ball's slabs are box counts (or reads of
-:func:`cross_sections`), the last shell's cells are added one by one (or,
+set's offsets: the inner ball's slabs are box counts (or reads of the
+cross-section grids of :func:`section_piece`), the last shell's cells are added one by one (or,
 from the ball of radius r, the shell's cells the set leaves out are
 removed one by one).
 """
@@ -21,7 +21,7 @@ import numpy as np
 from ..._jit import njit
 from ._mcgrid import _box, _ring_range, _window
 
-__all__ = ["ball_counts", "cross_sections", "section_piece", "shell_offsets", "torus_set", "torus_weights"]
+__all__ = ["ball_counts", "section_piece", "shell_offsets", "torus_set", "torus_weights"]
 
 
 
@@ -289,7 +289,7 @@ def torus_weights(P, st, idpad, freepad, pst, pad, shape, ring, cells, last, inn
     the free cells of the ball of radius r), the ball of radius r, from which the
     cells the set leaves out are removed (walked from the far end).  The
     counts are read from ``sections[which[i], a]`` (the free cells of the
-    cross-section through a padded cell, :func:`cross_sections`, for the
+    cross-section through a padded cell, :func:`section_piece`, for the
     radius of that ball) when ``which[i] >= 0``, else counted with the
     prefix table."""
     n, d = cells.shape
@@ -400,10 +400,19 @@ def _window_sum(g: np.ndarray, axis: int, radius: int, out: np.ndarray) -> None:
 
 
 def section_piece(occupied: np.ndarray, radius: int, a: int, lo: int, hi: int, out: np.ndarray) -> None:
-    """The cells x with ``lo <= x_a < hi`` of :func:`cross_sections`'s grid
-    of axis a, written into ``out`` (int32 of ``occupied``'s shape, zero
-    there).  No window runs along axis a, so the pieces of an axis are
-    independent: threads can share the grids out."""
+    """The cells x with ``lo <= x_a < hi`` of the cross-section grid of
+    axis a, written into ``out`` (int32 of ``occupied``'s shape, zero
+    there): per padded cell x, the occupied cells y with y_a = x_a and
+    |y_b - x_b| <= radius on every other axis, exact where those windows
+    stay inside the grid (0 elsewhere).  No window runs along axis a, so
+    the pieces of an axis are independent: threads can share the grids
+    out.
+
+    >>> out = np.zeros((3, 3), dtype=np.int32)
+    >>> section_piece(np.ones((3, 3), dtype=np.int32), 1, 0, 0, 3, out)
+    >>> out[1, 1].item()
+    3
+    """
     idx = [slice(None)] * occupied.ndim
     idx[a] = slice(lo, hi)
     g = occupied[tuple(idx)]
@@ -415,21 +424,6 @@ def section_piece(occupied: np.ndarray, radius: int, a: int, lo: int, hi: int, o
         dst = out[tuple(idx)] if n == len(others) - 1 else np.zeros(g.shape, dtype=np.int32)
         _window_sum(g, b, radius, dst)
         g = dst
-
-
-def cross_sections(occupied: np.ndarray, radius: int) -> np.ndarray:
-    """Per axis a and padded cell x: the occupied cells y with y_a = x_a and
-    |y_b - x_b| <= radius on every other axis, flattened, shape (d, cells);
-    exact where those windows stay inside the grid (0 elsewhere).
-
-    >>> cross_sections(np.ones((3, 3), dtype=np.int32), 1)[:, 4].tolist()
-    [3, 3]
-    """
-    occupied = np.ascontiguousarray(occupied, dtype=np.int32)
-    out = np.zeros((occupied.ndim,) + occupied.shape, dtype=np.int32)
-    for a in range(occupied.ndim):
-        section_piece(occupied, radius, a, 0, occupied.shape[a], out[a])
-    return out.reshape(occupied.ndim, -1)
 
 
 @njit(cache=True)

@@ -47,8 +47,8 @@ def _node_strides(shape) -> np.ndarray:
 
 
 def _sections(ids: np.ndarray, rho: np.ndarray, shape, ring, pad):
-    """The cross-section grids (:func:`._mcshell.cross_sections` of the padded free
-    grid) for the radii ``rho`` of the balls the centres' histograms start
+    """The cross-section grids (:func:`._mcshell.section_piece`, of the padded
+    free grid) for the radii ``rho`` of the balls the centres' histograms start
     from (r - 1, or r where the shell is walked from its far end) that many
     centres share (up to four), and per centre which one serves it (-1:
     the prefix table does)."""
