@@ -53,7 +53,7 @@ def test_two_processes_equal_the_serial_run(trace, plain, tmp_path):
 def test_dask_equals_the_serial_run(trace, plain):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
         c = certify(trace, "8x4", cluster=cluster.scheduler_address)
     assert _key(c) == _key(plain)
 

@@ -149,7 +149,7 @@ def test_workers_and_dask_equal_the_serial_run():
     assert _key(certify_history(text, m, allocators=("gen-alg",), workers=2)) == _key(plain)
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
         assert _key(certify_history(text, m, allocators=("gen-alg",), cluster=cluster.scheduler_address)) == _key(plain)
 
 

@@ -386,7 +386,7 @@ def test_dask_local_cluster_gives_the_same_results(tmp_path, config_path):
     cfg = load_sweep(config_path)
     run_sweep(cfg, tmp_path / "local.sqlite", workers=1)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         rep = run_sweep(cfg, tmp_path / "dask.sqlite", scheduler=cluster.scheduler_address)
         assert (rep.run, rep.failed) == (5, 0)

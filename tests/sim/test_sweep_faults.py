@@ -389,7 +389,7 @@ def test_local_worker_crash_fails_its_configurations_and_the_rest_runs(tmp_path,
 def cluster(n_workers):
     distributed = pytest.importorskip("distributed")
     return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False, protocol="tcp",
-                                    host="127.0.0.1", dashboard_address=None)
+                                    host="127.0.0.1", dashboard_address=":0")
 
 
 def test_dask_waits_for_workers_to_come_back(tmp_path, full, config, capsys):
@@ -457,7 +457,7 @@ def test_dask_worker_processes_killed_and_restarted(tmp_path, full, config):
     distributed = pytest.importorskip("distributed")
     db = tmp_path / "killed.sqlite"
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as c:
+                                  dashboard_address=":0") as c:
         def kill():
             while stored(db) < 1:
                 time.sleep(0.01)
