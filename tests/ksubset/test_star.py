@@ -198,3 +198,49 @@ def test_exact_with_the_stars_rows_in_the_lp_equals_brute(monkeypatch):
         assert res.bound <= res.objective
         added += res.extra.get("star_rows", 0)
     assert added > 0
+
+
+def _numpy_stars(dist, k, A, prices):
+    """The stars' values and partners as numpy finds them (the reference of
+    the compiled rows): C with an infinite diagonal, a partial sort."""
+    if prices is not None:
+        C, apex = (dist + prices[0]) / 2.0 + A, prices[1]
+    else:
+        C, apex = dist / 2.0 + A, np.zeros(len(dist))
+    np.fill_diagonal(C, np.inf)
+    part = np.argsort(C, axis=1, kind="stable")[:, : k - 1]
+    return np.take_along_axis(C, part, axis=1).sum(axis=1) - apex, C
+
+
+@pytest.mark.parametrize("levels", ["fresh", "low", "carried"])
+def test_star_values_equal_a_partial_sort_of_the_rows(levels):
+    """Whatever the levels the rows are gathered from (none, too low, or
+    carried along a sequence of calls as an ascent does), each star takes
+    the k - 1 least entries of its row off the diagonal: the same values
+    as a sort, distinct partners, and v their sum less the apex price.
+    Lattice distances give many ties."""
+    from optalloc.ksubset.engine._star import star_values
+
+    rng = np.random.default_rng(41)
+    for trial in range(150):
+        n = int(rng.integers(2, 80))
+        k = int(rng.integers(2, n + 1))
+        pts = rng.integers(0, 5, size=(n, 2))
+        dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=-1).astype(float)
+        kept = (np.full(n, np.inf), np.zeros(n))
+        A = np.zeros((n, n))
+        for call in range(4):
+            move = rng.normal(size=(n, n)) * (0.3 if call % 2 else 0.01) * (trial % 3 != 0)
+            A = A + move - move.T
+            prices = (rng.normal(size=(n, n)) * (trial % 4 == 1), rng.random(n)) if trial % 2 else None
+            if levels == "fresh":
+                kept = None
+            elif levels == "low":
+                kept = (np.full(n, -np.inf), np.zeros(n))
+            v, part = star_values(dist, k, A, prices, kept)
+            want, C = _numpy_stars(dist, k, A, prices)
+            assert np.allclose(v, want, rtol=1e-12, atol=1e-9), (trial, call)
+            got = np.sort(np.take_along_axis(C, part, axis=1), axis=1)
+            assert np.array_equal(got, np.sort(np.take_along_axis(C, np.argsort(C, axis=1)[:, : k - 1], axis=1),
+                                               axis=1)), (trial, call)
+            assert all(len(set(row)) == k - 1 and i not in row for i, row in enumerate(part.tolist()))

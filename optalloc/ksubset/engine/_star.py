@@ -134,23 +134,117 @@ _row_slopes = njit(cache=True)(_row_slopes)
 _move_prices = njit(cache=True)(_move_prices)
 
 
-def star_values(dist: np.ndarray, k: int, A: np.ndarray, prices=None):
+def _least_first(val, idx, m):  # pragma: no cover - compiled by numba
+    """Reorder ``val`` (with ``idx`` alongside) so that its first m entries
+    are its m smallest (quickselect, the middle entry as pivot)."""
+    lo, hi = 0, len(val) - 1
+    t = m - 1
+    while lo < hi:
+        pivot = val[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while val[i] < pivot:
+                i += 1
+            while val[j] > pivot:
+                j -= 1
+            if i <= j:
+                val[i], val[j] = val[j], val[i]
+                idx[i], idx[j] = idx[j], idx[i]
+                i += 1
+                j -= 1
+        if t <= j:
+            hi = j
+        elif t >= i:
+            lo = i
+        else:
+            break
+
+
+def _least_sorted(val, idx, t, m):  # pragma: no cover - compiled by numba
+    """Reorder ``val[:t]`` (with ``idx``) so that its first m entries are
+    its m smallest, ascending: a sorted buffer of the least so far, into
+    which few of the later entries are inserted."""
+    for q in range(t):
+        c = val[q]
+        if q >= m and c >= val[m - 1]:
+            continue
+        j = idx[q]
+        p = min(q, m) - 1
+        while p >= 0 and val[p] > c:
+            if p + 1 < m:
+                val[p + 1] = val[p]
+                idx[p + 1] = idx[p]
+            p -= 1
+        val[p + 1] = c
+        idx[p + 1] = j
+
+
+def _star_rows(dist, A, P, apex, m, priced, tau, gap):  # pragma: no cover - compiled by numba
+    """v and the partners of every row of C = (dist + P) / 2 + A (P only
+    when ``priced``): the m cheapest entries off the diagonal, their sum
+    less the apex price.  ``tau[i]``: row i's m-th least entry at the last
+    call (inf at first), ``gap[i]``: a margin above it; the entries at most
+    ``tau[i] + gap[i]`` are gathered first and the least of them chosen,
+    the whole row only when fewer than m are gathered (both arrays are
+    updated: the margin doubles after such a miss and halves when far
+    more than m are gathered).  The result does not depend on them."""
+    n = dist.shape[0]
+    v = np.empty(n)
+    part = np.empty((n, m), dtype=np.int64)
+    val = np.empty(n - 1)
+    idx = np.empty(n - 1, dtype=np.int64)
+    for i in range(n):
+        th = tau[i] + gap[i]
+        for attempt in range(2):
+            t = 0
+            for j in range(n):
+                if j != i:
+                    c = ((dist[i, j] + P[i, j]) / 2.0 if priced else dist[i, j] / 2.0) + A[i, j]
+                    val[t] = c
+                    idx[t] = j
+                    t += 1 if c <= th else 0
+            if t >= m:
+                break
+            th = np.inf
+        missed = attempt == 1
+        if t <= 2 * m:  # few gathered: insert them in order
+            _least_sorted(val, idx, t, m)
+        else:
+            _least_first(val[:t], idx[:t], m)
+        total = 0.0
+        top = val[0]
+        for q in range(m):
+            total += val[q]
+            top = max(top, val[q])
+            part[i, q] = idx[q]
+        v[i] = total - apex[i]
+        if missed:
+            gap[i] = max(2.0 * gap[i], (top - val[0]) / m + 1e-9 * (abs(top) + 1.0))
+        elif t > 2 * m:
+            gap[i] *= 0.5
+        tau[i] = top
+    return v, part
+
+
+_least_first = njit(cache=True, nogil=True)(_least_first)
+_least_sorted = njit(cache=True, nogil=True)(_least_sorted)
+_star_rows = njit(cache=True, nogil=True)(_star_rows)  # beside the LP's thread (see StarRace)
+
+
+def star_values(dist: np.ndarray, k: int, A: np.ndarray, prices=None, levels=None):
     """v_i of every point (the k - 1 cheapest partners of row i of C, less
     the apex prices of i) and the k - 1 partners of each (indices);
-    ``prices``: the pair and apex prices of the triangle rows (or None)."""
+    ``prices``: the pair and apex prices of the triangle rows (or None);
+    ``levels``: the ``(tau, gap)`` arrays of :func:`_star_rows`, kept
+    between the calls of an ascent (None: fresh ones)."""
     n = len(dist)
+    if k < 2 or n < 2:  # no partners
+        return -(prices[1] if prices is not None else np.zeros(n)), np.zeros((n, 0), dtype=np.int64)
+    tau, gap = levels if levels is not None else (np.full(n, np.inf), np.zeros(n))
     if prices is not None:
         P, apex = prices
-        C = (dist + P) / 2.0 + A
-    else:
-        C, apex = dist / 2.0 + A, np.zeros(n)
-    np.fill_diagonal(C, np.inf)
-    if k - 1 >= n - 1:
-        part = np.argsort(C, axis=1, kind="stable")[:, : n - 1]
-    else:
-        part = np.argpartition(C, k - 2, axis=1)[:, : k - 1]
-    v = np.take_along_axis(C, part, axis=1).sum(axis=1) - apex
-    return v, part
+        return _star_rows(dist, A, P, apex, min(k - 1, n - 1), True, tau, gap)
+    return _star_rows(dist, A, dist, np.zeros(n), min(k - 1, n - 1), False, tau, gap)
 
 
 def bound_of(v: np.ndarray, k: int) -> float:
@@ -224,12 +318,13 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     dA, dt = np.zeros((n, n)), np.zeros(0)
     tri = _Triangles(np.empty((0, 3), dtype=np.int64), np.zeros(0))
     best, best_v = -np.inf, None
+    levels = (np.full(n, np.inf), np.zeros(n))  # each star's last m-th partner cost (see _star_rows)
     theta = _THETA
     stuck = 0
     end = None if seconds is None else time.perf_counter() + seconds
     step = 0
     for step in range(1, steps + 1):
-        v, part = star_values(dist, k, A, prices if len(tri.tau) else None)
+        v, part = star_values(dist, k, A, prices if len(tri.tau) else None, levels)
         value = bound_of(v, k)
         if best_v is None or value > best + 1e-9 * max(1.0, abs(best)):
             best, best_v, stuck = value, v, 0
@@ -313,8 +408,8 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
 
 class StarRace(LPWatcher):
     """:func:`star_bound` in a thread beside the cut loop of the exact
-    solver (numpy's partial sorts and HiGHS both release the GIL), until
-    ``STAR_STEPS`` steps or the time limit of ``problem``.  When its
+    solver (the compiled rows of the stars and HiGHS both release the
+    GIL), until ``STAR_STEPS`` steps or the time limit of ``problem``.  When its
     bound proves the incumbent optimal it cancels the LP it watches and
     sets ``proven``; :meth:`join` stops it and raises the bracket's bound
     to its value."""
