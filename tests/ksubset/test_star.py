@@ -244,3 +244,45 @@ def test_star_values_equal_a_partial_sort_of_the_rows(levels):
             assert np.array_equal(got, np.sort(np.take_along_axis(C, np.argsort(C, axis=1)[:, : k - 1], axis=1),
                                                axis=1)), (trial, call)
             assert all(len(set(row)) == k - 1 and i not in row for i, row in enumerate(part.tolist()))
+
+
+def _numpy_separate(chosen, part, Z, most):
+    """The violated triangle rows as numpy finds them (the reference of the
+    compiled separation)."""
+    found, viol = [], []
+    for i in chosen:
+        N = part[i]
+        yi = (Z[i, N] + Z[N, i]) / 2.0
+        sub = Z[np.ix_(N, N)]
+        T = yi[:, None] + yi[None, :] - (sub + sub.T) / 2.0 - 1.0
+        a, b = np.nonzero(np.triu(T, 1) > 1e-9)
+        if len(a):
+            found.append(np.stack([np.full(len(a), i), N[a], N[b]], axis=1))
+            viol.append(T[a, b])
+    if not found:
+        return np.empty((0, 3), dtype=np.int64)
+    return np.concatenate(found)[np.argsort(-np.concatenate(viol), kind="stable")[:most]]
+
+
+def test_separation_finds_the_rows_numpy_finds_in_its_order():
+    """The violated rows of a star solution (random picks Z, some partners
+    picking each other back), the most violated first, ties in the order
+    found, cut at ``most``: as numpy's version of the separation."""
+    from optalloc.ksubset.engine._star import _separate
+
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        n = int(rng.integers(3, 40))
+        k = int(rng.integers(2, n + 1))
+        part = np.array([rng.permutation(np.delete(np.arange(n), i))[: k - 1] for i in range(n)], dtype=np.int64)
+        chosen = rng.choice(n, size=k, replace=False)
+        Z = np.zeros((n, n))
+        rows = np.repeat(chosen, k - 1)
+        Z[rows, part[chosen].ravel()] = 1.0
+        back = rng.random(n) < 0.5  # some points pick their pickers (two-way picks)
+        for i in np.flatnonzero(back):
+            Z[i, rng.choice(n, size=min(k - 1, n - 1), replace=False)] = 1.0
+        np.fill_diagonal(Z, 0.0)
+        most = int(rng.integers(1, 3 * n))
+        got, want = _separate(chosen, part, Z, most), _numpy_separate(chosen, part, Z, most)
+        assert np.array_equal(got, want), trial

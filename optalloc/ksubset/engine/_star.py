@@ -86,15 +86,24 @@ class _Triangles(NamedTuple):
     tau: np.ndarray
 
 
-def _pair_prices(tri: _Triangles, n: int):
-    """The y-costs the priced triangle rows add (an n x n symmetric matrix)
-    and what they take off each apex's x."""
-    i, j, l = tri.tri.T
-    tau = tri.tau
-    idx = np.concatenate([i * n + j, j * n + i, i * n + l, l * n + i, j * n + l, l * n + j])
-    w = np.concatenate([tau, tau, tau, tau, -tau, -tau])
-    P = np.bincount(idx, weights=w, minlength=n * n).reshape(n, n)
-    return P, np.bincount(i, weights=tau, minlength=n)
+def _pair_prices(i, j, l, tau, n):  # pragma: no cover - compiled by numba
+    """The y-costs the priced triangle rows (apexes i, legs j and l, prices
+    tau) add (an n x n symmetric matrix) and what they take off each
+    apex's x."""
+    P = np.zeros((n, n))
+    apex = np.zeros(n)
+    for t in range(len(tau)):
+        d = tau[t]
+        if d != 0.0:
+            a, b, c = i[t], j[t], l[t]
+            P[a, b] += d
+            P[b, a] += d
+            P[a, c] += d
+            P[c, a] += d
+            P[b, c] -= d
+            P[c, b] -= d
+            apex[a] += d
+    return P, apex
 
 
 def _row_slopes(i, j, l, tau, Z, x, gt):  # pragma: no cover - compiled by numba
@@ -130,8 +139,9 @@ def _move_prices(i, j, l, tau, gt, size, P, apex):  # pragma: no cover - compile
             tau[t] = new
 
 
-_row_slopes = njit(cache=True)(_row_slopes)
-_move_prices = njit(cache=True)(_move_prices)
+_pair_prices = njit(cache=True, nogil=True)(_pair_prices)
+_row_slopes = njit(cache=True, nogil=True)(_row_slopes)
+_move_prices = njit(cache=True, nogil=True)(_move_prices)
 
 
 def _least_first(val, idx, m):  # pragma: no cover - compiled by numba
@@ -255,21 +265,40 @@ def bound_of(v: np.ndarray, k: int) -> float:
 def _separate(chosen: np.ndarray, part: np.ndarray, Z: np.ndarray, most: int) -> np.ndarray:
     """Triangle rows (i, j, l) violated by the star solution: i chosen, j
     and l among its partners, y_ab = (Z_ab + Z_ba) / 2 with Z the picks
-    of the stars; the ``most`` most violated."""
-    found, viol = [], []
-    for i in chosen:
-        N = part[i]
-        yi = (Z[i, N] + Z[N, i]) / 2.0
-        sub = Z[np.ix_(N, N)]
-        T = yi[:, None] + yi[None, :] - (sub + sub.T) / 2.0 - 1.0
-        a, b = np.nonzero(np.triu(T, 1) > 1e-9)
-        if len(a):
-            found.append(np.stack([np.full(len(a), i), N[a], N[b]], axis=1))
-            viol.append(T[a, b])
-    if not found:
-        return np.empty((0, 3), dtype=np.int64)
-    tri = np.concatenate(found)
-    return tri[np.argsort(-np.concatenate(viol), kind="stable")[:most]]
+    of the stars; the ``most`` most violated (ties: in the order found)."""
+    tri, viol = _violated(chosen, part, Z)
+    return tri[np.argsort(-viol, kind="stable")[:most]]
+
+
+def _violated(chosen, part, Z):  # pragma: no cover - compiled by numba
+    """Every violated row of :func:`_separate` and its violation
+    ``y_ij + y_il - y_jl - x_i`` (x_i = 1), by chosen point, then legs in
+    the order of its partners."""
+    m = part.shape[1]
+    count = 0
+    for s in range(2):  # count, then fill
+        if s == 1:
+            tri = np.empty((count, 3), dtype=np.int64)
+            viol = np.empty(count)
+            count = 0
+        for i in chosen:
+            for a in range(m):
+                ja = part[i, a]
+                ya = (Z[i, ja] + Z[ja, i]) / 2.0
+                for b in range(a + 1, m):
+                    jb = part[i, b]
+                    t = ya + (Z[i, jb] + Z[jb, i]) / 2.0 - (Z[ja, jb] + Z[jb, ja]) / 2.0 - 1.0
+                    if t > 1e-9:
+                        if s == 1:
+                            tri[count, 0] = i
+                            tri[count, 1] = ja
+                            tri[count, 2] = jb
+                            viol[count] = t
+                        count += 1
+    return tri, viol
+
+
+_violated = njit(cache=True, nogil=True)(_violated)
 
 
 def _merge(tri: _Triangles, new: np.ndarray, n: int, most: int) -> _Triangles:
@@ -389,7 +418,7 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
             tri = _merge(tri, _separate(chosen, part, Z, _NEW_ROWS * n), n, _MAX_ROWS * n)
             # the prices afresh (rows dropped and added)
             legs = tuple(np.ascontiguousarray(c) for c in tri.tri.T)
-            prices = _pair_prices(tri, n)
+            prices = _pair_prices(*legs, tri.tau, n)
             if share_rows is not None:
                 share_rows(tri)
     excluded = np.zeros(n, dtype=bool)
