@@ -12,8 +12,11 @@ matrix (any metric, any dimension), so whatever A the ascent below ends
 with, the value is a proven lower bound.  Its best value over A is the
 bound of the level-1 linearisation (the pairwise LP with its cardinality,
 RLT and linking rows y_ij <= x_i), reached here by a subgradient ascent
-whose steps cost one partial sort of an n x n array each: a few seconds
-where the LP takes a minute (512 points).
+whose steps cost one pass over the n x n matrix each: a few seconds where
+the LP takes a minute (512 points).  C changes little from a step to the
+next, so each row first gathers its entries up to its last (k - 1)-th
+least plus a margin and chooses among them (:func:`_star_rows`); the
+values are those of a full partial sort of the row, whatever the margin.
 
 Forcing a point i into the set changes the bound to v_i plus the k - 1
 smallest v_j of the others, so a point whose bound so forced exceeds the
