@@ -16,7 +16,7 @@ whose steps cost one pass over the n x n matrix each: a few seconds where
 the LP takes a minute (512 points).  C changes little from a step to the
 next, so each row first gathers its entries up to its last (k - 1)-th
 least plus a margin and chooses among them (:func:`_star_rows`); the
-values are those of a full partial sort of the row, whatever the margin.
+values are those of a sort of the row, whatever the margin.
 
 Forcing a point i into the set changes the bound to v_i plus the k - 1
 smallest v_j of the others, so a point whose bound so forced exceeds the
@@ -199,8 +199,9 @@ def _star_rows(dist, A, P, apex, m, priced, tau, gap):  # pragma: no cover - com
     call (inf at first), ``gap[i]``: a margin above it; the entries at most
     ``tau[i] + gap[i]`` are gathered first and the least of them chosen,
     the whole row only when fewer than m are gathered (both arrays are
-    updated: the margin doubles after such a miss and halves when far
-    more than m are gathered).  The result does not depend on them."""
+    updated: the margin doubles after such a miss and halves when more
+    than 2 m are gathered).  The values do not depend on them (which of
+    equal entries are the partners may)."""
     n = dist.shape[0]
     v = np.empty(n)
     part = np.empty((n, m), dtype=np.int64)
