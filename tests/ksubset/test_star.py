@@ -286,3 +286,21 @@ def test_separation_finds_the_rows_numpy_finds_in_its_order():
         most = int(rng.integers(1, 3 * n))
         got, want = _separate(chosen, part, Z, most), _numpy_separate(chosen, part, Z, most)
         assert np.array_equal(got, want), trial
+
+
+def test_pair_prices_add_each_priced_row_to_its_three_pairs_and_its_apex():
+    """The prices of the triangle rows (apex i, legs j and l, price tau):
+    +tau on (i, j) and (i, l) both ways, -tau on (j, l) both ways, tau off
+    the apex; as a weighted count of those entries."""
+    from optalloc.ksubset.engine._star import _pair_prices
+
+    rng = np.random.default_rng(8)
+    for n, rows in [(5, 12), (30, 500), (64, 4000)]:
+        tri = rng.integers(0, n, size=(rows, 3))
+        tau = np.abs(rng.normal(size=rows)) * (rng.random(rows) < 0.7)
+        i, j, l = (np.ascontiguousarray(c) for c in tri.T)
+        P, apex = _pair_prices(i, j, l, tau, n)
+        cells = np.concatenate([i * n + j, j * n + i, i * n + l, l * n + i, j * n + l, l * n + j])
+        weights = np.concatenate([tau, tau, tau, tau, -tau, -tau])
+        assert np.allclose(P, np.bincount(cells, weights=weights, minlength=n * n).reshape(n, n))
+        assert np.allclose(apex, np.bincount(i, weights=tau, minlength=n))

@@ -89,23 +89,12 @@ class _Triangles(NamedTuple):
     tau: np.ndarray
 
 
-def _pair_prices(i, j, l, tau, n):  # pragma: no cover - compiled by numba
+def _pair_prices(i, j, l, tau, n):
     """The y-costs the priced triangle rows (apexes i, legs j and l, prices
     tau) add (an n x n symmetric matrix) and what they take off each
-    apex's x."""
-    P = np.zeros((n, n))
-    apex = np.zeros(n)
-    for t in range(len(tau)):
-        d = tau[t]
-        if d != 0.0:
-            a, b, c = i[t], j[t], l[t]
-            P[a, b] += d
-            P[b, a] += d
-            P[a, c] += d
-            P[c, a] += d
-            P[b, c] -= d
-            P[c, b] -= d
-            apex[a] += d
+    apex's x: the prices moved from zero to tau (:func:`_move_prices`)."""
+    P, apex = np.zeros((n, n)), np.zeros(n)
+    _move_prices(i, j, l, np.zeros(len(tau)), tau, 1.0, P, apex)
     return P, apex
 
 
@@ -142,7 +131,6 @@ def _move_prices(i, j, l, tau, gt, size, P, apex):  # pragma: no cover - compile
             tau[t] = new
 
 
-_pair_prices = njit(cache=True, nogil=True)(_pair_prices)
 _row_slopes = njit(cache=True, nogil=True)(_row_slopes)
 _move_prices = njit(cache=True, nogil=True)(_move_prices)
 
