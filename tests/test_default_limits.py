@@ -19,7 +19,7 @@ from optalloc.cli import _ksubset as cli_ksubset
 from optalloc.cli import _sim as cli_sim
 from optalloc.cli import main
 from optalloc.ksubset import brute, mm_inc, ptas, solve
-from optalloc.ksubset.heuristics._ptas import PTAS_BUDGET, _Instance, ptas_guarantee
+from optalloc.ksubset.heuristics.strips._ptas import PTAS_BUDGET, _Instance, ptas_guarantee
 from optalloc.sim import Job, certify
 
 # ---------------------------------------------------------------- the PTAS's default m

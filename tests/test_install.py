@@ -31,7 +31,8 @@ def test_the_wheel_carries_instances_types_and_licence(wheel):
     assert "optalloc/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in names)
     assert "optalloc/models/pairwise.py" in names and "optalloc/cli/__init__.py" in names
-    for room in ("ksubset/engine", "ksubset/heuristics", "ksubset/search", "sim/allocators", "sim/certification"):
+    for room in ("ksubset/engine", "ksubset/heuristics", "ksubset/heuristics/centres", "ksubset/heuristics/mc",
+                 "ksubset/heuristics/strips", "ksubset/search", "sim/allocators", "sim/certification"):
         assert f"optalloc/{room}/__init__.py" in names
 
 

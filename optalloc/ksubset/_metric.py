@@ -43,8 +43,7 @@ from .._validate import validate_positive
 from .bounds._lattice import BOUND_NODES_3D
 from .bounds._metric import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
 from .engine._metric import solve_metric_exact
-from .heuristics._median import gen_alg_guarantee
-from .heuristics._metric import centre_sets, set_weights
+from .heuristics.centres import centre_sets, gen_alg_guarantee, set_weights
 from .search._cuboid import torus_cuboid_optimum
 from .special._small import BRUTE_LIMIT, enumerate_subsets
 
@@ -137,7 +136,7 @@ def gen_alg_hierarchy(machine, k):
     without a matrix: the set, centre and W of :func:`gen_alg_metric` over
     the machine's free nodes."""
     from .._validate import as_int
-    from .heuristics._network import hierarchy_gen_alg, tree_gen_alg
+    from .heuristics.centres import hierarchy_gen_alg, tree_gen_alg
 
     start = time.perf_counter()
     k = as_int(k, "k")

@@ -19,7 +19,7 @@ from ksubset_states import occupy_at_random
 
 from optalloc.bench.scale._centres import gen_alg_dense, mm_dense, mm_inc_dense, swap_descent_dense, torus_dense
 from optalloc.ksubset import gen_alg, mm, mm_inc, solve
-from optalloc.ksubset.heuristics._median import swap_descent
+from optalloc.ksubset.heuristics.centres._median import swap_descent
 from optalloc.machine import Machine
 
 

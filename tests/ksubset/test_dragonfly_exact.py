@@ -273,7 +273,7 @@ def test_a_dragonfly_of_large_groups_is_refused_by_the_count_search():
 def test_the_first_target_is_gen_alg_improved_to_a_swap_optimum(params):
     # Gen-Alg's set, then moves of one node between routers: no swap of a chosen and a free node lowers W after
     from optalloc.ksubset.dragonfly._solve import _improved
-    from optalloc.ksubset.heuristics._network import hierarchy_gen_alg
+    from optalloc.ksubset.heuristics.centres._network import hierarchy_gen_alg
 
     base = dragonfly(*params)
     rng = np.random.default_rng(23)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from ksubset_states import occupy_at_random
 
-from optalloc.ksubset.heuristics import _centres
+from optalloc.ksubset.heuristics.centres import _centres, _descent
 from optalloc.machine import Machine
 
 
@@ -68,7 +68,7 @@ def _check(seed, states):
         for exact_from in (10 ** 9, 0):  # tol from the bound, and from every point's s
             inside = np.zeros(grid.n, dtype=np.bool_)
             inside[start] = True
-            swaps = _centres.grid_descent(grid.co, grid.L, grid.wrap, inside, limit, tol_once, exact_from)
+            swaps = _descent.grid_descent(grid.co, grid.L, grid.wrap, inside, limit, tol_once, exact_from)
             got = np.flatnonzero(inside)
             assert got.tolist() == want[0].tolist() and swaps == want[1], (m.shape, m.torus, k, limit)
 

@@ -19,7 +19,8 @@ from optalloc import _threads
 from optalloc.bench.scale._centres import gen_alg_dense, mm_dense, mm_inc_dense, torus_dense
 from optalloc.bench.scale._mc import baseline_machine
 from optalloc.ksubset import gen_alg, mm, mm_inc, solve
-from optalloc.ksubset.heuristics import _centres, _mctorus
+from optalloc.ksubset.heuristics.centres import _centres
+from optalloc.ksubset.heuristics.mc import _mctorus
 from optalloc.machine import Machine
 
 
@@ -129,7 +130,7 @@ def _check_scores(monkeypatch, back, seed, states, draw):
 def test_tables_built_on_threads_equal_the_one_pass_tables(forced):
     """The rotated tables built slice by slice on three threads equal
     those built in one pass, axis by axis."""
-    from optalloc.ksubset.heuristics._grid import rotated_fill
+    from optalloc.ksubset.heuristics.centres._grid import rotated_fill
 
     def one_pass(grid, a, M, like):
         T = np.full(like.shape, -7, dtype=like.dtype)  # rotated_fill clears what it writes
@@ -258,7 +259,7 @@ def test_grid_arrays_equal_numpy_prefix_counts():
     """The occupancy, the prefix counts of the runs along the first two
     axes (each row twice) and the order flag, as numpy builds them, for
     points in cell order, shuffled, and repeated."""
-    from optalloc.ksubset.heuristics._grid import grid_arrays
+    from optalloc.ksubset.heuristics.centres._centres import grid_arrays
 
     rng = np.random.default_rng(22)
     for trial in range(60):

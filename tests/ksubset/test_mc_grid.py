@@ -13,7 +13,7 @@ from ksubset_states import random_wrapped
 
 from optalloc.bench.scale._mc import baseline_machine, baseline_mc1x1
 from optalloc.ksubset import brute, mc1x1, solve
-from optalloc.ksubset.heuristics import _mc, _mctorus
+from optalloc.ksubset.heuristics.mc import _mc, _mctorus
 from optalloc.machine import Machine
 
 

@@ -12,8 +12,8 @@ import pytest
 from ksubset_states import random_wrapped
 
 from optalloc.bench.scale._mc import baseline_machine
-from optalloc.ksubset.heuristics import _mctorus
-from optalloc.ksubset.heuristics._mcshell import _axis_weight, section_piece
+from optalloc.ksubset.heuristics.mc import _mctorus
+from optalloc.ksubset.heuristics.mc._mcshell import _axis_weight, section_piece
 from optalloc.machine import Machine
 from optalloc.sim import Allocator, KSubsetAllocator, lublin_workload, simulate
 

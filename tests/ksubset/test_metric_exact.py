@@ -23,7 +23,7 @@ from ksubset_truth import connected_gnp, matrix_optimum
 from optalloc.ksubset import solve
 from optalloc.ksubset._metric import machine_problem
 from optalloc.ksubset.bounds._metric import axis_metric, neighbour_metric
-from optalloc.ksubset.heuristics._metric import metric_descent
+from optalloc.ksubset.heuristics.centres._metric import metric_descent
 from optalloc.machine import Machine, dragonfly, fat_tree, processors_per_node
 
 TOL = 1e-9

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from ksubset_truth import at_most, close, naive_weight, optimum
 
 from optalloc.ksubset import mm_inc, ptas, solve
-from optalloc.ksubset.heuristics._ptas import _enumerate, _Instance, _sizes, ptas_guarantee
-from optalloc.ksubset.heuristics._ptasaxis import axis_tables, axis_vectors
+from optalloc.ksubset.heuristics.strips._ptas import _enumerate, _Instance, _sizes, ptas_guarantee
+from optalloc.ksubset.heuristics.strips._ptasaxis import axis_tables, axis_vectors
 
 
 def assert_exact_at_m_equal_k(pts, k):

@@ -9,7 +9,7 @@ import numpy as np
 from ..._jit import njit
 from ..._subset import metric_subset_result
 from ..._validate import as_int, validate_positive
-from ..heuristics._network import hierarchy_gen_alg
+from ..heuristics.centres import hierarchy_gen_alg
 from ..search._blocksearch import block_search, block_structure
 from ..search._profilesearch import deadline_array
 from ._search import count_bound, count_search

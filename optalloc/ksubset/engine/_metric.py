@@ -42,8 +42,7 @@ from ..._subset import metric_subset_result
 from ..._validate import validate_positive
 from .._common import rows_of_cells
 from ..bounds._metric import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
-from ..heuristics._median import gen_alg_guarantee
-from ..heuristics._metric import centre_sets, metric_descent, set_weights
+from ..heuristics.centres import centre_sets, gen_alg_guarantee, metric_descent, set_weights
 from ..search._blocksearch import block_search, block_structure
 from ..search._cuboid import torus_cuboid_optimum
 from ..search._ring import idle_optimum

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._common import make_result, weights_of_sets
-from ..heuristics._median import swap_descent
+from ..heuristics.centres import swap_descent
 
 if TYPE_CHECKING:
     from ._session import ExactSession

@@ -24,7 +24,7 @@ so W <= (2 - 2/k) OPT whenever N(c) is the k nearest free nodes by D:
     id); the set of least W wins, the first centre in node-id order on
     ties.  With D_inf <= D <= d D_inf the chain above gives d (2 - 2/k),
     the mesh's figure.  It is counted on the free grid with prefix sums,
-    without the distance matrix (:mod:`._mctorus`).  The mesh's tie-breaking and requested shapes are
+    without the distance matrix (:mod:`.mc._mctorus`).  The mesh's tie-breaking and requested shapes are
     not defined with wrap and are refused.
 
 Distances are per axis ``min(|a - b|, L - |a - b|)`` on a wrapped axis of
@@ -38,10 +38,8 @@ import time
 import numpy as np
 
 from ..._subset import metric_subset_result
-from ._centres import mm_inc_torus_grid, mm_torus_grid
-from ._mctorus import coords_mc1x1
-from ._median import gen_alg_guarantee
-from ._metric import metric_descent, set_weights
+from .centres import gen_alg_guarantee, metric_descent, mm_inc_torus_grid, mm_torus_grid, set_weights
+from .mc import coords_mc1x1
 
 __all__ = ["TORUS_METHODS", "mc1x1_torus", "mm_inc_torus", "mm_torus"]
 
@@ -81,7 +79,7 @@ def mm_torus(D, k, *, ids, coords, axes):
     """MM on a torus: the k nearest free nodes around every node of the
     torus, the best set kept; guarantee 2 - 2/k (see the module notes).
     Up to three axes it runs on the coordinates alone
-    (:func:`~optalloc.ksubset.heuristics._centres.mm_torus_grid`; D may be None)."""
+    (:func:`~optalloc.ksubset.heuristics.centres._centres.mm_torus_grid`; D may be None)."""
     if len(axes[0]) <= 3:
         return mm_torus_grid(D, k, ids=ids, coords=coords, axes=axes)
     start = time.perf_counter()
@@ -116,7 +114,7 @@ def mc1x1_torus(D, k, *, ids, coords, axes):
     """MC1x1 on a torus: shells by the torus L-infinity distance around
     every free node (ties by torus distance, then node id); guarantee
     d (2 - 2/k) (see the module notes).  Computed from the free grid
-    (:mod:`._mctorus`): D is not read."""
+    (:mod:`.mc._mctorus`): D is not read."""
     return coords_mc1x1(k, ids=ids, coords=coords, axes=axes)
 
 

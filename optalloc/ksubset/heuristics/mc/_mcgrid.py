@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import njit
+from ...._jit import njit
 
 __all__ = ["prefix_table", "mesh_scores", "mesh_fill", "tie_parts"]
 

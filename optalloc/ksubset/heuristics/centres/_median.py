@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from .._common import (
+from ..._common import (
     as_int,
     distance_dtype,
     k_nearest,
@@ -17,7 +17,7 @@ from .._common import (
     validate_positive,
     weights_of_sets,
 )
-from ..bounds._lattice import heuristic_bound
+from ...bounds._lattice import heuristic_bound
 from ._centres import grid_gen_alg, grid_mm, grid_swap, lattice_grid, neighbour_of_stars, town_of_grid
 
 # Entries of one distance block (centres x points); bounds memory at ~64 MB.

@@ -37,7 +37,7 @@ import weakref
 
 import numpy as np
 
-from ..._jit import njit
+from ...._jit import njit
 
 __all__ = ["hierarchy_gen_alg", "tree_gen_alg"]
 

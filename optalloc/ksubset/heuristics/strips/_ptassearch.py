@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import njit
+from ...._jit import njit
 from ._ptasaxis import pin_rest
 from ._ptastables import _evaluate, workspace
 

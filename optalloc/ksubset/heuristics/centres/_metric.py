@@ -2,7 +2,7 @@
 and the W of many sets at once.
 
 They hold in any metric (a torus's wrap distance, a network's shortest
-paths); the torus heuristics (:mod:`._torus`), the metric dispatcher and the
+paths); the torus heuristics (:mod:`.._torus`), the metric dispatcher and the
 exact engine's incumbent all start from them.
 """
 

@@ -19,12 +19,12 @@ import time
 
 import numpy as np
 
-from ..._subset import metric_subset_result
-from ..._threads import run_split
-from .._common import half_least
+from ...._subset import metric_subset_result
+from ...._threads import run_split
+from ..._common import half_least
+from ..centres import gen_alg_guarantee
 from ._mcgrid import prefix_table
 from ._mcshell import ball_counts, section_piece, shell_offsets, torus_set, torus_weights
-from ._median import gen_alg_guarantee
 
 __all__ = ["SMALL", "centre_weights", "coords_mc1x1", "grid_mc1x1", "grid_result", "machine_mc1x1"]
 
@@ -179,7 +179,7 @@ def grid_result(free_grid, ring, k, *, start=None):
 def machine_mc1x1(machine, k):
     """MC1x1 on the free nodes of a torus ``machine`` (:func:`grid_result`);
     a one-line ValueError when k is not in 1 .. number of free nodes."""
-    from ..._validate import as_int
+    from ...._validate import as_int
 
     start = time.perf_counter()
     k = as_int(k, "k")

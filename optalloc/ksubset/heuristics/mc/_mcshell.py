@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from ..._jit import njit
+from ...._jit import njit
 from ._mcgrid import _box, _ring_range, _window
 
 __all__ = ["ball_counts", "section_piece", "shell_offsets", "torus_set", "torus_weights"]

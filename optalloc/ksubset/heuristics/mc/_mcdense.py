@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._common import l1_to_all
+from ..._common import l1_to_all
 
 __all__ = ["dense_choice"]
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import njit
+from ...._jit import njit
 
 #: the DP of :func:`_group_dp` runs only below this many states
 DP_STATES = 1 << 12

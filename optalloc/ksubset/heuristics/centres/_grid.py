@@ -14,16 +14,17 @@ the set is a sum over axes computed from per-axis histograms of the
 offsets from the centre: ``sum over gaps of left * right`` on a line,
 less ``2 delta - L`` for every pair more than L/2 apart on a ring.
 
-The swap descent of MM+Inc (``grid_descent``) is in :mod:`._centres`.
+The grid's arrays (``grid_arrays``) are built in :mod:`._centres`, the swap
+descent of MM+Inc (``grid_descent``) is in :mod:`._descent`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import njit
+from ...._jit import njit
 
-__all__ = ["centre_rows", "centre_scores", "grid_arrays", "rotated_fill"]
+__all__ = ["centre_rows", "centre_scores", "rotated_fill"]
 
 
 @njit(cache=True)
@@ -256,33 +257,6 @@ def _run(P, row, c, b, L, wrap):
     if hi < lo:
         return 0
     return P[row, hi + 1] - P[row, lo]
-
-
-@njit(cache=True)
-def grid_arrays(co, L):
-    """``(occ, PX, PY, in_order)`` of the points at cells ``co`` (n, 3):
-    the row of each cell (x fastest) or -1, the prefix counts of the
-    points along the first axis (rows y + L1 z) and along the second (rows
-    x + L0 z), each row taken twice (runs that wrap), and whether the
-    rows grow with the cell id."""
-    L0, L1, L2 = L[0], L[1], L[2]
-    occ = np.full(L0 * L1 * L2, -1, dtype=np.int64)
-    in_order = True
-    for i in range(len(co)):
-        cell = co[i, 0] + L0 * (co[i, 1] + L1 * co[i, 2])
-        in_order &= i == 0 or cell > co[i - 1, 0] + L0 * (co[i - 1, 1] + L1 * co[i - 1, 2])
-        occ[cell] = i
-    PX = np.zeros((L1 * L2, 2 * L0 + 1), dtype=np.int64)
-    PY = np.zeros((L0 * L2, 2 * L1 + 1), dtype=np.int64)
-    for row in range(L1 * L2):  # runs along x: row y + L1 z
-        for t in range(2 * L0):
-            PX[row, t + 1] = PX[row, t] + (occ[L0 * row + (t if t < L0 else t - L0)] >= 0)
-    for z in range(L2):  # runs along y: row x + L0 z
-        for x in range(L0):
-            row = x + L0 * z
-            for t in range(2 * L1):
-                PY[row, t + 1] = PY[row, t] + (occ[x + L0 * ((t if t < L1 else t - L1) + L1 * z)] >= 0)
-    return occ, PX, PY, in_order
 
 
 @njit(cache=True, nogil=True)
