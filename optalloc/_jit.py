@@ -72,8 +72,42 @@ def _load():
     """The numba module, imported at the first call."""
     global _numba
     if _numba is None:
-        _numba = importlib.import_module("numba")
+        numba = importlib.import_module("numba")
+        _watch_compiling(numba)
+        _numba = numba
     return _numba
+
+
+#: ``module.name`` of the kernels numba is compiling now, outermost first
+#: (numba compiles one at a time, under its compiler lock)
+_compiling: list[str] = []
+
+
+def compiling() -> str | None:
+    """``module.name`` of the kernel whose compiling is under way in this
+    process (the outermost, when compiling it compiles the kernels it
+    calls), or None.  A kernel loaded from numba's cache is not compiled.
+    Any thread may ask (the command line's progress lines say it)."""
+    try:
+        return _compiling[0]
+    except IndexError:
+        return None
+
+
+def _watch_compiling(numba) -> None:
+    """Keep :data:`_compiling` with numba's compile events."""
+    from numba.core import event
+
+    class _Compiling(event.Listener):
+        def on_start(self, ev):
+            fn = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
+            _compiling.append(f"{fn.__module__}.{fn.__qualname__}" if fn is not None else "?")
+
+        def on_end(self, ev):
+            if _compiling:
+                _compiling.pop()
+
+    event.register("numba:compile", _Compiling())
 
 
 class Kernel:

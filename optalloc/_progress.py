@@ -139,6 +139,9 @@ class Progress:
         where the caller forks processes: a sweep's local workers).
     clock : callable, optional
         Seconds of a monotonic clock (default ``time.perf_counter``).
+    note : callable, optional
+        Called at each drawing: a text to show at the end of the line (the
+        command line's says when numba is compiling), or None.
 
     Notes
     -----
@@ -174,12 +177,13 @@ class Progress:
 
     def __init__(self, total=None, unit: str = "", label: str = "", stream=None, enabled: bool = True, *,
                  initial: int = 0, interval: float = LINE_INTERVAL, style: str | None = None, heartbeat: bool = True,
-                 clock=None):
+                 clock=None, note=None):
         if style is not None and style not in STYLES:
             raise ValueError(f"`style` must be one of {', '.join(STYLES)} or None, got {style!r}")
         self.total, self.unit, self.label = total, unit or "", label or ""
         self.n = self.initial = initial
         self.postfix: dict = {}
+        self.note = note
         self.enabled = bool(enabled)
         self.stream = sys.stderr if stream is None else stream
         self.interval = float(interval)
@@ -377,13 +381,17 @@ class Progress:
     def _postfix(self) -> str:
         return ", ".join(f"{k}={_value(v)}" for k, v in self.postfix.items())
 
+    def _note(self) -> str:
+        return (self.note() or "") if self.note is not None else ""
+
     def _tqdm_postfix(self) -> str:
-        return ", ".join(p for p in (self._why(), self._postfix()) if p)
+        return ", ".join(p for p in (self._why(), self._postfix(), self._note()) if p)
 
     def line(self) -> str:
         """The state as one plain line: ``label: 12/20 jobs (60%), 3.2 s, about 2.1 s left, best=7``
-        (``stopped: REASON`` in place of the time left after :meth:`stop`)."""
-        parts = [p for p in (self._count(), _duration(self.elapsed()), self._eta(), self._why(), self._postfix()) if p]
+        (``stopped: REASON`` in place of the time left after :meth:`stop`; the ``note`` last)."""
+        parts = [p for p in (self._count(), _duration(self.elapsed()), self._eta(), self._why(), self._postfix(),
+                             self._note()) if p]
         text = ", ".join(parts)
         return f"{self.label}: {text}" if self.label else text
 
@@ -407,9 +415,9 @@ class Progress:
         parts.append(clock)
         if self.reason is not None:
             parts.append(self._why())
-        post = self._postfix()
-        if post:
-            parts.append(post)
+        for extra in (self._postfix(), self._note()):
+            if extra:
+                parts.append(extra)
         text = " ".join(parts)
         return text if len(text) <= width else text[: max(0, width - 3)] + "..."
 

@@ -97,3 +97,34 @@ def test_a_read_only_package_keeps_numbas_own_cache(tmp_path):
         assert _jit.source_cache(str(root)) is None
     finally:
         root.chmod(0o755)
+
+
+def test_compiling_names_the_kernel_numba_compiles_and_nothing_after():
+    """:func:`optalloc._jit.compiling` says which kernel compiles while it
+    does (seen from numba's own compile event) and None before and after."""
+    from numba.core import event
+
+    _jit._load()  # registers the watch before the listener below
+
+    @_jit.njit
+    def triple(x):
+        return 3 * x
+
+    seen = []
+
+    class Seen(event.Listener):
+        def on_start(self, ev):
+            seen.append(_jit.compiling())
+
+        def on_end(self, ev):
+            pass
+
+    listener = Seen()
+    event.register("numba:compile", listener)
+    try:
+        assert _jit.compiling() is None
+        assert triple(14) == 42
+    finally:
+        event.unregister("numba:compile", listener)
+    assert seen and seen[0].endswith("test_compiling_names_the_kernel_numba_compiles_and_nothing_after.<locals>.triple")
+    assert _jit.compiling() is None

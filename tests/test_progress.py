@@ -169,6 +169,30 @@ def test_bar_text_fits_the_width():
     assert len(p.bar_text(30)) == 30 and p.bar_text(30).endswith("...")
 
 
+def test_a_note_ends_the_line_and_the_bar_while_it_has_something_to_say():
+    said = ["compiling"]
+    p = Progress(total=10, unit="jobs", label="x", stream=io.StringIO(), enabled=False,
+                 clock=lambda: 2.0, note=lambda: said[0])
+    p.start = 0.0
+    p.postfix = {"best": 3}
+    assert p.line() == "x: 0/10 jobs (0%), 2.0 s, best=3, compiling"
+    assert p.bar_text(200).endswith(" best=3 compiling")
+    said[0] = None
+    assert p.line() == "x: 0/10 jobs (0%), 2.0 s, best=3"
+    assert not p.bar_text(200).endswith("compiling")
+
+
+def test_the_commands_progress_says_when_numba_compiles(monkeypatch):
+    from optalloc.cli import _common
+
+    args = type("Args", (), {"quiet": False, "verbose": False})()
+    p = _common.progress_for(args, "certify", stream=io.StringIO(), heartbeat=False, total=3, unit="decisions")
+    monkeypatch.setattr(_common, "compiling", lambda: None)
+    assert "compiling" not in p.line()
+    monkeypatch.setattr(_common, "compiling", lambda: "optalloc.ksubset.search._shapesearch._shapes")
+    assert p.line().endswith(", " + _common.COMPILING)
+
+
 # ------------------------------------------------------------ the library: silent unless asked
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from optalloc import instance_path
 from optalloc._files import output_file
+from optalloc._jit import compiling
 from optalloc._progress import Progress
 from optalloc._text import read_text  # noqa: F401 (the commands read their files with it)
 from optalloc.machine import parse_machine
@@ -256,7 +257,16 @@ def progress_for(args, label: str, *, enabled: bool = True, **options) -> Progre
     and with ``--verbose``, whose solver logs replace it); use it as a
     context manager around the work, after the input is checked."""
     shown = enabled and not args.quiet and not getattr(args, "verbose", False)
-    return Progress(label=label, enabled=shown, **options)
+    return Progress(label=label, enabled=shown, note=compiling_note, **options)
+
+
+#: what a progress line says while numba compiles (the first run of a fresh install or checkout)
+COMPILING = "compiling numba kernels (cached for later runs)"
+
+
+def compiling_note() -> str | None:
+    """:data:`COMPILING` while a kernel compiles in this process, else None."""
+    return COMPILING if compiling() is not None else None
 
 
 # ---------------------------------------------------------------- machines
