@@ -74,7 +74,8 @@ class JobMetrics:
         self.slot = np.full(machine.size, -1, dtype=np.int64)
         self.neighbours = np.ascontiguousarray(self.ctx.neighbours, dtype=np.int64)
         d = machine.ndim if self.grid else 1
-        self.coords = np.ascontiguousarray(machine.coords, dtype=np.int64) if self.grid else np.zeros((1, 1), np.int64)
+        # own writable copies: numba compiles a kernel once more for each read-only argument
+        self.coords = np.array(machine.coords, dtype=np.int64) if self.grid else np.zeros((1, 1), np.int64)
         self.shape = np.asarray(machine.shape if self.grid else (1,), dtype=np.int64)
         self.wrap = np.asarray(machine.torus if self.grid else (False,), dtype=np.bool_)
         self.box = np.empty(d, dtype=np.int64)
@@ -85,6 +86,7 @@ class JobMetrics:
         ``avg_l1``, ``bbox``, ``bbox_volume``, ``span``, ``ring_span`` and
         those of :func:`~optalloc.sim.job_locality`."""
         k = len(ids)
+        ids = np.require(ids, dtype=np.int64, requirements=["C", "W"])  # one compiled version (see __init__)
         w, span, ring_span, comps = job_figures(ids, self.grid, self.coords, self.shape, self.wrap, self.box,
                                                 self.with_ranks, self.ranks, self.size, self.neighbours, self.slot)
         if not self.with_ranks:
