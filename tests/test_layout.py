@@ -61,6 +61,35 @@ def test_no_package_imports_another_packages_private_module():
     assert not bad, "private modules of another package imported:\n" + "\n".join(bad)
 
 
+def _room_of(parts: list[str]) -> list[str]:
+    """The deepest package (a folder with an ``__init__``) among the prefixes of a dotted name."""
+    for n in range(len(parts), 0, -1):
+        if (ROOT.joinpath(*parts[:n]) / "__init__.py").is_file():
+            return parts[:n]
+    return parts[:1]
+
+
+def _private(part: str) -> bool:
+    return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+
+
+def test_no_room_imports_another_rooms_private_names():
+    # inside a package, its sub-packages (rooms: ksubset/engine, sim/sweep, qap/large, ...) reach each
+    # other through their __init__; a module may use the private modules and names of its own room and
+    # of the packages that hold it (ksubset/_common), never those of a sibling room
+    bad = []
+    for path in _modules():
+        own = list(path.parent.relative_to(ROOT).parts)
+        for lineno, name in _imported(path):
+            parts = name.split(".")
+            if parts[0] != "optalloc":
+                continue
+            room = _room_of(parts)
+            if own[: len(room)] != room and any(_private(p) for p in parts[len(room):]):
+                bad.append(f"{path.relative_to(ROOT)}:{lineno}: {name}")
+    assert not bad, "private modules or names of another room imported:\n" + "\n".join(bad)
+
+
 def test_no_module_is_over_the_size_limit():
     big = [(str(p.relative_to(ROOT)), n) for p in _modules()
            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES]

@@ -40,12 +40,11 @@ import numpy as np
 from .._pyomo import silent_highs, solver_output
 from .._subset import metric_subset_result
 from .._validate import validate_positive
-from .bounds._lattice import BOUND_NODES_3D
-from .bounds._metric import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
-from .engine._metric import solve_metric_exact
+from .bounds import BOUND_NODES_3D, axis_metric, gen_alg_holds, neighbour_metric, partition_metric
+from .engine import solve_metric_exact
 from .heuristics.centres import centre_sets, gen_alg_guarantee, set_weights
-from .search._cuboid import torus_cuboid_optimum
-from .special._small import BRUTE_LIMIT, enumerate_subsets
+from .search import torus_cuboid_optimum
+from .special import BRUTE_LIMIT, enumerate_subsets
 
 __all__ = ["METRIC_METHODS", "MetricInstance", "metric_lower_bound", "brute_metric", "exact_metric", "gen_alg_metric", "gen_alg_hierarchy", "machine_problem"]
 

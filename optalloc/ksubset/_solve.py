@@ -10,8 +10,7 @@ import numpy as np
 from ._metric import METRIC_METHODS, gen_alg_hierarchy, machine_problem
 from .dragonfly import count_form_fits, dragonfly_exact, is_dragonfly
 from .engine import exact
-from .heuristics import gen_alg, mc1x1, mm, mm_inc, ptas
-from .heuristics._torus import TORUS_METHODS
+from .heuristics import TORUS_METHODS, gen_alg, mc1x1, mm, mm_inc, ptas
 from .heuristics.centres import GRID_TORUS_METHODS
 from .heuristics.mc import machine_mc1x1
 from .special import brute, k3, line, network_tree, tree_exact

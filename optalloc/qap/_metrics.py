@@ -27,7 +27,7 @@ import numpy as np
 
 from ..machine import Machine
 from ._cost import as_machine
-from .large._flows import check_flows, message_list
+from .large import check_flows, message_list
 
 __all__ = ["Dilation", "LinkLoads", "MappingReport", "dilation", "hop_bytes", "link_loads",
            "mapping_report"]

@@ -64,8 +64,8 @@ def test_search_from_a_known_bound_finds_the_same_optimum(case, below):
     # still finds an optimal set and proves it
     pts, k = case
     opt = optimum(pts, k)
-    setup = _profile._setup(pts, k)
-    value, idx, lower = _profile._search(setup, k, opt + 1, 10**9, None, None, opt - below)
+    setup = _profile.profile_grid(pts, k)
+    value, idx, lower = _profile.profile_search_grid(setup, k, opt + 1, 10**9, None, None, opt - below)
     assert value == opt and lower >= opt and weight(pts[idx]) == opt
 
 
@@ -233,11 +233,11 @@ def test_search_beyond_the_tables_equals_enumeration(tables_cut, case):
     value, idx, lower = profile_search(pts, k, opt)
     assert value is None and lower >= opt
     # the bound of a table cut at the optimum: the least score below it, or the cut
-    setup = _profile._setup(pts, k, opt)
-    assert setup.rest == opt and _profile._bound(setup) <= opt
+    setup = _profile.profile_grid(pts, k, opt)
+    assert setup.rest == opt and _profile.profile_bound_grid(setup) <= opt
     assert (setup.score < opt).all()
     # a search above the cut is complete only up to it: it proves the cut, no more
-    value, idx, lower = _profile._search(setup, k, opt + 5, 10**6, None)
+    value, idx, lower = _profile.profile_search_grid(setup, k, opt + 5, 10**6, None)
     assert value is None and lower == opt
 
 

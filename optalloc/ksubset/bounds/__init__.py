@@ -7,6 +7,37 @@ bounds in a machine's own metric (wrap distance on a torus, shortest paths
 on a network) that ``metric_lower_bound`` combines.
 """
 
-from ._lattice import axis_bound, box_bound, lower_bound, neighbour_bound, town_bound
+from ._lattice import (
+    BOUND_NODES,
+    BOUND_NODES_3D,
+    TOWN_2D,
+    TOWN_3D,
+    axis_bound,
+    box_bound,
+    box_start,
+    heuristic_bound,
+    known_box_lower,
+    lower_bound,
+    neighbour_bound,
+    town_bound,
+)
+from ._metric import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
 
-__all__ = ["axis_bound", "box_bound", "lower_bound", "neighbour_bound", "town_bound"]
+__all__ = [
+    "BOUND_NODES",
+    "BOUND_NODES_3D",
+    "TOWN_2D",
+    "TOWN_3D",
+    "axis_bound",
+    "axis_metric",
+    "box_bound",
+    "box_start",
+    "gen_alg_holds",
+    "heuristic_bound",
+    "known_box_lower",
+    "lower_bound",
+    "neighbour_bound",
+    "neighbour_metric",
+    "partition_metric",
+    "town_bound",
+]

@@ -44,7 +44,7 @@ from .._common import (
     validate_points,
 )
 from ..search import box_bracket, box_optimum, cuboid_optimum, profile_bound
-from ..special._line import _window_weights
+from ..special import window_weights
 
 
 def neighbour_sums(points: np.ndarray, k: int, *, chunk: int = 1 << 22) -> np.ndarray:
@@ -89,7 +89,7 @@ def axis_bound(points, k) -> float:
     k = validate_k(k, len(points))
     total = 0.0
     for a in range(points.shape[1]):
-        total += float(_window_weights(np.sort(points[:, a]), k).min())
+        total += float(window_weights(np.sort(points[:, a]), k).min())
     return total
 
 

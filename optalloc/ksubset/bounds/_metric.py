@@ -45,7 +45,7 @@ import math
 import numpy as np
 
 from .._common import half_least
-from ..search._ring import free_grid, partition_bound
+from ..search import free_grid, partition_bound
 
 __all__ = ["TRIANGLE_CHECK_MAX", "axis_metric", "gen_alg_holds", "neighbour_metric", "partition_metric"]
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import njit
-from ..search._profilesearch import _now
+from ..search import now
 
 __all__ = ["count_bound", "count_search", "vector_bound"]
 
@@ -245,7 +245,7 @@ def _vector_search(t, x, best, bestv, state, deadline, node_limit):  # pragma: n
         if vpart[u] != 0 and part[i] != 0:
             continue
         state[0] += 1
-        if state[0] > node_limit or (state[0] % 1024 == 0 and _now() > deadline[0]):
+        if state[0] > node_limit or (state[0] % 1024 == 0 and now() > deadline[0]):
             state[1] = 1.0
             return best
         chosen[i] = u
@@ -316,7 +316,7 @@ def _count_search(t, k, best, bestv, state, deadline, node_limit):  # pragma: no
             j -= 1
             continue
         state[0] += 1
-        if state[0] > node_limit or (state[0] % 256 == 0 and _now() > deadline[0]):
+        if state[0] > node_limit or (state[0] % 256 == 0 and now() > deadline[0]):
             state[1] = 1.0
             state[3] = _open_bound(t, k, x, lo, used, j, x[j], dp, nxt, best)
             return best

@@ -10,8 +10,7 @@ from ..._jit import njit
 from ..._subset import metric_subset_result
 from ..._validate import as_int, validate_positive
 from ..heuristics.centres import hierarchy_gen_alg
-from ..search._blocksearch import block_search, block_structure
-from ..search._profilesearch import deadline_array
+from ..search import block_search, block_structure, deadline_array
 from ._search import count_bound, count_search
 from ._tables import MAX_ROUTERS, count_form_fits, dragonfly_tables, is_dragonfly
 

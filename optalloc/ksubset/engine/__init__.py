@@ -10,6 +10,7 @@ machine. Any Pyomo solver can take the formulation instead of HiGHS.
 """
 
 from ._exact import exact
+from ._metric import solve_metric_exact
 from ._session import ExactSession
 
-__all__ = ["ExactSession", "exact"]
+__all__ = ["ExactSession", "exact", "solve_metric_exact"]

@@ -54,13 +54,9 @@ from .._common import (
     validate_points,
     validate_positive,
 )
-from ..bounds._lattice import BOUND_NODES, BOUND_NODES_3D, axis_bound, box_start, known_box_lower
+from ..bounds import BOUND_NODES, BOUND_NODES_3D, axis_bound, box_start, known_box_lower
 from ..heuristics import gen_alg, mm, mm_inc
-from ..search._box import fit_in
-from ..search._profile import _bound as _profile_bound
-from ..search._profile import _search as _profile_search
-from ..search._profile import _setup as _profile_setup
-from ..search._shapesearch import shape_grid
+from ..search import fit_in, profile_bound_grid, profile_grid, profile_search_grid, shape_grid
 from ..special import brute, k3, line
 from ._cutloop import _cut_loop
 from ._race import ProfileRace, ShapeRace
@@ -316,8 +312,8 @@ def _cut_and_branch(problem: ExactProblem, options: ExactOptions, progress=None)
     time_left = problem.time_left()
     near = options.profiles and ub > 0 and (ub - lb) / ub <= _LARGE_TABLE_GAP
     near = near and (time_left is None or time_left > _LARGE_TABLE_SECONDS)
-    grid = _profile_setup(pts, k, ub if near else None)
-    prof = _profile_bound(grid)
+    grid = profile_grid(pts, k, ub if near else None)
+    prof = profile_bound_grid(grid)
     if prof is not None:
         lb = max(lb, prof)
     if problem.closed(lb, ub):
@@ -401,7 +397,7 @@ def _short_search(problem: ExactProblem, grid, prof: float, state: Bracket, extr
     if budget <= 0:
         return state
     t0 = time.perf_counter()
-    value, idx, lower = _profile_search(grid, problem.k, ub, 10**8, budget)
+    value, idx, lower = profile_search_grid(grid, problem.k, ub, 10**8, budget)
     extra["profile_seconds"] = time.perf_counter() - t0
     if value is not None:
         inc_idx, ub = idx, value

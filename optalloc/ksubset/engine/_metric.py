@@ -41,13 +41,16 @@ import numpy as np
 from ..._subset import metric_subset_result
 from ..._validate import validate_positive
 from .._common import rows_of_cells
-from ..bounds._metric import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
+from ..bounds import axis_metric, gen_alg_holds, neighbour_metric, partition_metric
 from ..heuristics.centres import centre_sets, gen_alg_guarantee, metric_descent, set_weights
-from ..search._blocksearch import block_search, block_structure
-from ..search._cuboid import torus_cuboid_optimum
-from ..search._ring import idle_optimum
-from ..search._torusnarrow import torus_narrow
-from ..search._torusprofile import torus_profile_search
+from ..search import (
+    block_search,
+    block_structure,
+    idle_optimum,
+    torus_cuboid_optimum,
+    torus_narrow,
+    torus_profile_search,
+)
 from ._race import ProfileRace
 from ._star import StarRace
 from ._state import Bracket, ExactOptions, ExactProblem
@@ -143,7 +146,7 @@ def solve_metric_exact(D: np.ndarray, k: int, *, ids, coords=None, axes=None, ti
     if k <= 2:  # Gen-Alg is exact for k <= 2
         return problem.result(rows, "optimal", "k <= 2: Gen-Alg is exact", {"phase": "screen"})
     if math.comb(n, k) <= _ENUMERATE_UP_TO:
-        from ..special._small import enumerate_subsets
+        from ..special import enumerate_subsets
 
         best, *_ = enumerate_subsets(n, k, lambda sets: set_weights(D, sets), chunk=4096,
                                      limit=_ENUMERATE_UP_TO, time_limit=None, start=start)

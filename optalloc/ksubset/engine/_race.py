@@ -15,13 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..search._profile import _search as _profile_search
-from ..search._shapesearch import shape_search_grid
+from ..search import profile_search_grid, shape_search_grid
 from ._watch import LPWatcher
 
 if TYPE_CHECKING:
-    from ..search._profile import ProfileGrid
-    from ..search._shapesearch import ShapeGrid
+    from ..search import ProfileGrid, ShapeGrid
     from ._state import Bracket, ExactProblem
 
 
@@ -46,7 +44,7 @@ class ProfileRace(LPWatcher):
     def _run(self, grid, k, ub, lb):
         # the deepening starts at the bound proven so far (by a short search
         # before the LP, say), not again from the least score
-        value, idx, lower = _profile_search(grid, k, ub, 10**15, None, self.deadline, lb)
+        value, idx, lower = profile_search_grid(grid, k, ub, 10**15, None, self.deadline, lb)
         self.result = (value, idx, lower)
         self.seconds = time.perf_counter() - self.started
         if self.closed(lower, ub if value is None else value):

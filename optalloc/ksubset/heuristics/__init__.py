@@ -12,8 +12,9 @@
   the table of torus methods in ``_torus``).
 """
 
+from ._torus import TORUS_METHODS
 from .centres import gen_alg, mm, mm_inc
 from .mc import mc1x1
 from .strips import ptas
 
-__all__ = ["gen_alg", "mc1x1", "mm", "mm_inc", "ptas"]
+__all__ = ["TORUS_METHODS", "gen_alg", "mc1x1", "mm", "mm_inc", "ptas"]

@@ -53,7 +53,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._jit import njit
-from ._profilesearch import _now, deadline_array
+from ._profilesearch import deadline_array, now
 
 __all__ = ["BlockStructure", "block_search", "block_structure"]
 
@@ -464,7 +464,7 @@ def _search(t, k, target, eps, deadline, node_limit, best_v, state, w):  # pragm
             j -= 1
             continue
         state[0] += 1
-        if state[0] % 256 == 0 and (_now() > deadline[0] or state[0] > node_limit):
+        if state[0] % 256 == 0 and (now() > deadline[0] or state[0] > node_limit):
             return target
         for u in range(V):
             known[j + 1, u] = known[j, u] + c[j] * gain[u, j]

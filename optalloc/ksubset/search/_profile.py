@@ -72,7 +72,7 @@ from .._common import (
     validate_points,
     validate_positive,
 )
-from ..special._line import _window_weights
+from ..special import window_weights
 from ._box import (
     _ascending_parts,
     _large_table,
@@ -88,7 +88,7 @@ PAIR_STEPS = 5 * 10**7
 @dataclass(frozen=True, eq=False)
 class ProfileGrid:
     """The points on their grid and the partitions of k that fit it: what
-    :func:`_setup` returns and :func:`_search` reads."""
+    :func:`profile_grid` returns and :func:`profile_search_grid` reads."""
 
     #: the distinct x values, and each point's index among them
     xs: np.ndarray
@@ -109,7 +109,7 @@ class ProfileGrid:
     rest: float
 
 
-def _setup(points, k, upper=None) -> ProfileGrid | None:
+def profile_grid(points, k, upper=None) -> ProfileGrid | None:
     """The grid of the points and the partitions that fit its columns, or
     None when the search does not apply (bad input raises ValueError).
 
@@ -154,11 +154,11 @@ def profile_bound(points: np.ndarray, k: int):
     """The least partition score of the points (a lower bound on their
     optimum, at least the box bound of their bounding rectangle), or None
     when :func:`profile_search` does not apply."""
-    return _bound(_setup(points, k))
+    return profile_bound_grid(profile_grid(points, k))
 
 
-def _bound(grid: ProfileGrid | None):
-    """:func:`profile_bound` of a :func:`_setup` result."""
+def profile_bound_grid(grid: ProfileGrid | None):
+    """:func:`profile_bound` of a :func:`profile_grid` result."""
     if grid is None:
         return None
     score = grid.score
@@ -185,14 +185,14 @@ def profile_search(points: np.ndarray, k: int, upper: float, *, node_limit: int 
     upper = float(upper)
     if math.isnan(upper):
         raise ValueError("`upper` must be a number, got nan")
-    grid = _setup(points, k, upper)
+    grid = profile_grid(points, k, upper)
     if grid is None:
         return None
     node_limit = as_int(node_limit, "node_limit")
     if node_limit < 1:
         raise ValueError(f"`node_limit` must be at least 1, got {node_limit}")
     time_limit = validate_positive(time_limit, "time_limit")
-    return _search(grid, int(k), upper, node_limit, time_limit)
+    return profile_search_grid(grid, int(k), upper, node_limit, time_limit)
 
 
 def _spread_tables(ys, free, k, max_part):
@@ -211,7 +211,7 @@ def _spread_tables(ys, free, k, max_part):
         if len(col):
             own[j, 1] = 0.0
         for v in range(2, min(len(col), k) + 1):
-            own[j, v] = _window_weights(col, v).min()
+            own[j, v] = window_weights(col, v).min()
     later = np.full((p + 1, k + 1), np.inf)
     later[p, 0] = 0.0
     for j in range(p - 1, -1, -1):
@@ -225,8 +225,8 @@ def _spread_tables(ys, free, k, max_part):
     return own, later, cross
 
 
-def _search(grid: ProfileGrid, k, upper, node_limit, time_limit, deadline=None, known=-math.inf):
-    """:func:`profile_search` on the grid of :func:`_setup` (checked input).
+def profile_search_grid(grid: ProfileGrid, k, upper, node_limit, time_limit, deadline=None, known=-math.inf):
+    """:func:`profile_search` on the grid of :func:`profile_grid` (checked input).
 
     ``deadline``, a one-element array of :func:`time.perf_counter` time
     (made when not given), stops the search once the clock passes it (and

@@ -30,7 +30,7 @@ from ..._jit import njit, objmode
 
 class ProfileTables(NamedTuple):
     """The grid and the tables of one profile search (read only; built by
-    :func:`._profile._search`)."""
+    :func:`._profile.profile_search_grid`)."""
 
     #: free[j, i]: a free cell at column j, row i
     free: np.ndarray
@@ -147,7 +147,7 @@ def deadline_array(time_limit, deadline=None) -> np.ndarray:
     return deadline
 
 
-def _now():
+def now():
     """Seconds of a monotonic clock (callable from the compiled search)."""
     with objmode(t="float64"):
         t = time.perf_counter()
@@ -318,7 +318,7 @@ def _rows(tables, c, wx, excess, upper, nodes, run, rows):  # pragma: no cover -
             continue
         cost = rcost[i] if i == q - 1 else rcost[i] + gy[i] * cut[new]
         nodes += 1
-        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
+        if nodes >= node_cap or ((nodes & 16383) == 0 and now() > deadline[0]):
             return RowsResult(upper, nodes, found, False)
         nxt = i + 1
         if new > A[nxt] or k - new > B[nxt]:
@@ -514,7 +514,7 @@ def _target(tables, upper, run):  # pragma: no cover - compiled by numba
                 if xlow + ylow > upper - 1:
                     continue
                 nodes += 1
-                if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
+                if nodes >= node_cap or ((nodes & 16383) == 0 and now() > deadline[0]):
                     return TargetResult(best, nodes, False)
                 mult[t] -= 1
                 c[j] = v
@@ -536,7 +536,7 @@ def _target(tables, upper, run):  # pragma: no cover - compiled by numba
 
 
 # compiled on first call (numba imported then, not here)
-_now = njit(cache=True)(_now)
+now = njit(cache=True)(now)
 _cut_tails = njit(cache=True)(_cut_tails)
 _rest_costs = njit(cache=True)(_rest_costs)
 _add_row = njit(cache=True)(_add_row)

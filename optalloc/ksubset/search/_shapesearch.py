@@ -69,7 +69,7 @@ import numpy as np
 
 from ..._jit import njit
 from .._common import as_int, distinct_lattice, validate_k, validate_points, validate_positive
-from ._profilesearch import _now, deadline_array
+from ._profilesearch import deadline_array, now
 from ._shapebounds import _above, _balance, _box_table, _rest, _spread_ok, _value_rest, _value_tables
 
 __all__ = ["ShapeGrid", "shape_grid", "shape_search", "shape_search_grid"]
@@ -275,7 +275,7 @@ def _shapes(free, xs, ys, k, plane, target, node_cap, deadline, best, vals, vtop
             i = cur[d]
             cur[d] += 1
             nodes += 1
-            if nodes >= node_cap or ((nodes & 4095) == 0 and _now() > deadline[0]):
+            if nodes >= node_cap or ((nodes & 4095) == 0 and now() > deadline[0]):
                 return found, nodes, False
             if ow[d, i] > target:  # the target dropped since the move was found
                 continue

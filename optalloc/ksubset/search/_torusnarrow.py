@@ -66,7 +66,7 @@ import numpy as np
 from ..._jit import njit
 from ..._threads import run_split
 from ._box import _ascending_parts
-from ._profilesearch import _now, deadline_array
+from ._profilesearch import deadline_array, now
 from ._ring import listable, scored_partitions
 from ._shapesearch import shape_search
 
@@ -227,7 +227,7 @@ def _wide_partitions(parts, score, score_y, p, best, floor, deadline):  # pragma
     for i in range(len(score)):
         if score[i] >= best:
             break
-        if (i & 63) == 63 and _now() > deadline[0]:
+        if (i & 63) == 63 and now() > deadline[0]:
             return -2
         n = 0
         while n < parts.shape[1] and parts[i, n] > 0:

@@ -66,7 +66,7 @@ import numpy as np
 
 from ..._jit import njit
 from .._common import rows_of_cells
-from ._profilesearch import AugmentScratch, _add_row, _now, _row_caps, deadline_array
+from ._profilesearch import AugmentScratch, _add_row, _row_caps, deadline_array, now
 from ._ring import free_grid, listable, scored_partitions
 from ._torustables import build_tables
 
@@ -200,7 +200,7 @@ def _rows(free, c, DY, k, target, u, SY, below, capx, best_x, X, aug, nodes0, no
         v = nxt[i]
         nxt[i] -= 1
         nodes += 1
-        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
+        if nodes >= node_cap or ((nodes & 16383) == 0 and now() > deadline[0]):
             return best, nodes, False
         npl = placed + v
         if npl > pre[i + 1] or k - npl > suf[i + 1]:
@@ -359,7 +359,7 @@ def _columns(tb, k, target, node_cap, deadline, best_x, out, mult, ylow):  # pra
         if mult[v] == 0:
             continue
         nodes += 1
-        if nodes >= node_cap or ((nodes & 16383) == 0 and _now() > deadline[0]):
+        if nodes >= node_cap or ((nodes & 16383) == 0 and now() > deadline[0]):
             complete = False
             break
         npx = px + v * acc[j]

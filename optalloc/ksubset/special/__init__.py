@@ -9,8 +9,19 @@
   :func:`network_tree` sees a network whose links form a tree as one.
 """
 
-from ._line import line
-from ._small import brute, k3
+from ._line import line, window_weights
+from ._small import BRUTE_LIMIT, brute, enumerate_subsets, k3
 from ._tree import NETWORK_TREE_MAX_FREE, network_tree, tree_exact, tree_subset
 
-__all__ = ["NETWORK_TREE_MAX_FREE", "brute", "k3", "line", "network_tree", "tree_exact", "tree_subset"]
+__all__ = [
+    "BRUTE_LIMIT",
+    "NETWORK_TREE_MAX_FREE",
+    "brute",
+    "enumerate_subsets",
+    "k3",
+    "line",
+    "network_tree",
+    "tree_exact",
+    "tree_subset",
+    "window_weights",
+]

@@ -13,7 +13,7 @@ from .._common import is_integral, make_result, validate_k, validate_points, val
 _VERIFY_RTOL = 1e-9
 
 
-def _window_weights(q: np.ndarray, k: int) -> np.ndarray:
+def window_weights(q: np.ndarray, k: int) -> np.ndarray:
     """W of every window of k consecutive values of the sorted array ``q``.
 
     With prefix sums P0 of q_t and P1 of t * q_t, the window starting at s
@@ -156,7 +156,7 @@ def line(points, k, *, ring_length=None):
     order = np.argsort(q, kind="stable")
     qs = q[order]
     if ring_length is None:
-        w = _window_weights(qs, k)
+        w = window_weights(qs, k)
         best = _pick_min(w, lambda s: _line_weight(qs[s : s + k]))
         chosen = order[best : best + k]
         extra = {"window": [float(qs[best]), float(qs[best + k - 1])]}
@@ -182,7 +182,7 @@ def line(points, k, *, ring_length=None):
 
 
 def _line_weight(v):
-    return float(_window_weights(np.asarray(v, dtype=float), len(v))[0])
+    return float(window_weights(np.asarray(v, dtype=float), len(v))[0])
 
 
 def _pick_min(w: np.ndarray, exact) -> int:

@@ -10,5 +10,6 @@ bound on the cost of every mapping.
 """
 
 from ._api import mapping_bound, mapping_cost, multilevel
+from ._flows import check_flows, message_list
 
-__all__ = ["mapping_bound", "mapping_cost", "multilevel"]
+__all__ = ["check_flows", "mapping_bound", "mapping_cost", "message_list", "multilevel"]

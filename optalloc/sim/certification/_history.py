@@ -30,7 +30,7 @@ from ..._progress import Progress, check_progress, library_progress
 from ..._table import text_table
 from ...machine import Machine, parse_machine
 from ..allocators import Allocator
-from ..engine._simulate import _as_allocation
+from ..engine import as_allocation
 from ..workload import History, history_nodes, read_history
 from ._canonical import canonical_key
 from ._certify import _check_seconds, _check_workers, _prepare
@@ -243,7 +243,7 @@ def certify_history(history, machine, *, allocators=("gen-alg",), busy=None, exa
             if len(free_ids) < machine.size:
                 shadow.allocate(np.flatnonzero(owner != -1), owner=-2)
             for name, alloc in entries:
-                chosen, _ = _as_allocation(alloc.select(shadow, len(nodes)))
+                chosen, _ = as_allocation(alloc.select(shadow, len(nodes)))
                 if len(set(chosen.tolist())) != len(nodes) or not shadow.free[chosen].all():
                     raise RuntimeError(f"allocator {name!r} gave an invalid choice for job {p.job_id}")
                 ws.append(metric_weight(machine, chosen))

@@ -17,8 +17,7 @@ import numpy as np
 
 from ... import ksubset
 from ..allocators import KSubsetAllocator, misfit, parse_allocator
-from ..metrics import allocation_metrics
-from ..metrics._record import network_weight
+from ..metrics import allocation_metrics, network_weight
 
 __all__ = ["default_allocators", "default_driver", "metric_name", "metric_weight"]
 

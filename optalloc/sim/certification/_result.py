@@ -17,7 +17,7 @@ import numpy as np
 from ..._files import output_path
 from ..._table import text_table
 from ..engine import SimulationResult
-from ..metrics._metrics import _pandas
+from ..metrics import require_pandas
 from ._files import _RowFile
 from ._rows import TOL, DecisionRow, DecisionRows, _num
 
@@ -66,7 +66,7 @@ class SizeSummary:
         return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "label": self.label}
 
 
-def _size_buckets(ks, buckets):
+def size_buckets(ks, buckets):
     """(lo, hi) job-size ranges holding the values ``ks``."""
     present = sorted({int(k) for k in ks})
     if buckets == "each":
@@ -227,7 +227,7 @@ class Certification(DecisionRows):
         """
         ks = [r.k for r in self.rows]
         out = []
-        for lo, hi in _size_buckets(ks, buckets):
+        for lo, hi in size_buckets(ks, buckets):
             rows = [r for r in self.rows if lo <= r.k <= hi]
             for j, name in enumerate(self.names):
                 ratios, share = self._stats(j, rows)
@@ -337,7 +337,7 @@ class Certification(DecisionRows):
         >>> df[["decision", "k", "allocator", "W", "ratio_high"]].values.tolist()
         [[0, 3, 'mm', 4.0, 1.0], [0, 3, 'mc1x1', 4.0, 1.0], [1, 5, 'mm', 16.0, 1.0], [1, 5, 'mc1x1', 16.0, 1.0]]
         """
-        pd = _pandas("Certification.to_pandas()")
+        pd = require_pandas("Certification.to_pandas()")
         out = []
         for r in self.rows:
             best = r.best(self.names)

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._progress import Progress
-from ..engine._simulate import _as_allocation, simulate
+from ..engine import as_allocation, simulate
 from ._canonical import canonical_key, exact_key
 from ._exact import EXACT_MAX_FREE, Solved, State, StateSolver, _integral, counts_only, solve_state
 from ._machine import guarantee_of, metric_name, metric_weight
@@ -205,7 +205,7 @@ class _Certifier:
                 ws.append(metric_weight(machine, d.nodes))
                 gs.append(guarantee_of(self.plan.driver.alloc, d.result, machine))
                 continue
-            nodes, result = _as_allocation(alloc.select(shadow, k))
+            nodes, result = as_allocation(alloc.select(shadow, k))
             if nodes.ndim != 1 or len(set(nodes.tolist())) != k or not shadow.free[nodes].all():
                 raise RuntimeError(f"allocator {name!r} gave an invalid choice for job {d.job.job_id} "
                                    f"({k} free nodes needed)")

@@ -5,7 +5,7 @@ models in which the allocation changes how long a job runs.
 
 from ._events import ARRIVAL, DISPATCH, FINISH, Event, EventQueue
 from ._runtime import RuntimeModel, TimePerDistance, parse_runtime_model
-from ._simulate import Decision, SimulationResult, simulate
+from ._simulate import Decision, SimulationResult, as_allocation, simulate
 
 __all__ = [
     "ARRIVAL",
@@ -17,6 +17,7 @@ __all__ = [
     "RuntimeModel",
     "SimulationResult",
     "TimePerDistance",
+    "as_allocation",
     "parse_runtime_model",
     "simulate",
 ]

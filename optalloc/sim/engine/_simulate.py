@@ -21,22 +21,23 @@ from ..._progress import Progress, library_progress
 from ..._result import Result
 from ...machine import Machine, parse_machine
 from ..allocators import Allocation, Allocator, check_allocator, parse_allocator
-from ..metrics._columns import RecordColumns
-from ..metrics._fairness import DEFAULT_HALF_LIFE, FairStart, check_users
-from ..metrics._metrics import (
+from ..metrics import (
+    DEFAULT_HALF_LIFE,
     SLOWDOWN_THRESHOLD,
+    FairStart,
+    JobMetrics,
     JobRecord,
+    RecordColumns,
     Summary,
+    check_users,
     records_frame,
     summarise,
     write_batsim_csv,
     write_csv,
     write_jsonl,
 )
-from ..metrics._record import JobMetrics
 from ..schedulers import make_scheduler
-from ..workload import Job, Trace, TraceReport
-from ..workload._transforms import cap_runtime
+from ..workload import Job, Trace, TraceReport, cap_runtime
 from ._events import ARRIVAL, DISPATCH, FINISH
 from ._runtime import parse_runtime_model
 
@@ -198,7 +199,7 @@ _COLUMNS = ("start", "end", "submit", "procs", "run", "wait", "flow", "slowdown"
             "components", "fair_start")
 
 
-def _as_allocation(choice) -> tuple[np.ndarray, Result | None]:
+def as_allocation(choice) -> tuple[np.ndarray, Result | None]:
     if isinstance(choice, Allocation):
         return np.asarray(choice.nodes), choice.result
     if isinstance(choice, Result):
@@ -452,7 +453,7 @@ def _simulate(trace, machine, scheduler, allocator, kill_at_estimate, ordering, 
                 k = j.procs
                 t0 = clock()
                 choice = alloc.select(machine, k)
-                nodes, result = (choice, None) if type(choice) is np.ndarray else _as_allocation(choice)
+                nodes, result = (choice, None) if type(choice) is np.ndarray else as_allocation(choice)
                 alloc_time += clock() - t0
                 if nodes.ndim != 1 or len(nodes) != k:
                     raise RuntimeError(f"allocator {name!r} gave {nodes.size} nodes for job {j.job_id} "

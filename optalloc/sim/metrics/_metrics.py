@@ -410,7 +410,7 @@ def write_jsonl(records, path, *, overwrite=False, summary=None) -> None:
 # ---------------------------------------------------------------- DataFrames
 
 
-def _pandas(what: str):
+def require_pandas(what: str):
     """The pandas module, or a one-line ImportError saying how to install it."""
     try:
         import pandas as pd
@@ -429,7 +429,7 @@ def records_frame(records, what="to_pandas()"):
     fields that may be None (``span``, ``ring_span``, ``n_tied``, the
     bounding-box and component counts, ``user``) are nullable integers,
     ``<NA>`` for None)."""
-    pd = _pandas(what)
+    pd = require_pandas(what)
     recs = list(records)
     data = {name: [getattr(r, name) for r in recs] for name in CSV_COLUMNS}
     frame = pd.DataFrame(data, columns=list(CSV_COLUMNS))

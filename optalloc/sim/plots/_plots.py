@@ -31,7 +31,7 @@ import numpy as np
 
 from ..._files import output_path
 from ...machine import Machine, parse_machine
-from ..certification._rows import TOL
+from ..certification import TOL
 
 __all__ = ["plot_gap_histogram", "plot_improvement_by_size", "plot_machine", "plot_sweep"]
 
@@ -426,7 +426,7 @@ def plot_improvement_by_size(certification, path=None, *, baseline, other="optim
     >>> len(ax.patches), ax.get_xlabel()
     (2, 'job size (processors)')
     """
-    from ..certification._result import _size_buckets
+    from ..certification import size_buckets
 
     cert = _certification(certification)
     base = cert.W(baseline)
@@ -435,7 +435,7 @@ def plot_improvement_by_size(certification, path=None, *, baseline, other="optim
     else:
         oth = cert.W(other)
     ks = np.array([r.k for r in cert.rows], dtype=int)
-    groups = _size_buckets(ks.tolist(), buckets)
+    groups = size_buckets(ks.tolist(), buckets)
     path = _check_path(path, overwrite)
     labels, gains, counts = [], [], []
     for lo, hi in groups:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 
-from ..metrics._fairness import DEFAULT_HALF_LIFE, FairShare, check_half_life, user_key
+from ..metrics import DEFAULT_HALF_LIFE, FairShare, check_half_life, user_key
 from ._schedulers import Conservative, Scheduler, _head_run, backfill, head_reservation
 
 __all__ = [

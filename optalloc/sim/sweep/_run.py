@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..._parent import watch_parent
 from ..._progress import Progress, check_progress
-from ..certification._dask_client import DaskClient, dask_client
+from ..certification import DaskClient, dask_client
 from . import _worker
 from ._claims import CLAIM_HEARTBEAT, _Heartbeat, _Queue
 from ._dask import DEFAULT_WORKER_TIMEOUT, _DaskPool

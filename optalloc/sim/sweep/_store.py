@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from ..metrics._metrics import JobRecord, Summary, _pandas
+from ..metrics import JobRecord, Summary, require_pandas
 from ._spec import SweepConfig
 from ._toml import load_sweep
 
@@ -379,7 +379,7 @@ def read_sweep(db, config=None, *, as_frame=False):
     >>> frame[["allocator", "status", "jobs"]].values.tolist()
     [['mm', 'done', 20]]
     """
-    pd = _pandas("read_sweep(..., as_frame=True)") if as_frame else None
+    pd = require_pandas("read_sweep(..., as_frame=True)") if as_frame else None
     if config is not None and not isinstance(config, SweepConfig):
         config = load_sweep(config)
     conn = _connect(db, create=False)

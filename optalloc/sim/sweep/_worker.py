@@ -15,8 +15,7 @@ from typing import NamedTuple
 
 from ...machine import Machine, parse_machine
 from ..engine import simulate
-from ..workload import scale_up
-from ..workload._swf import _parse_swf, decode_swf
+from ..workload import decode_swf, parse_swf_text, scale_up
 from ._workload import apply_workload, simulate_options
 
 
@@ -51,7 +50,7 @@ def _load_trace(spec, payload, machine_size):
             raise RuntimeError(f"trace file {source!r} changed since the sweep started")
         up = tspec.get("scale_up", False)  # read on the trace's own machine, then scaled up to this one
         max_procs = tspec["max_procs"] if tspec["max_procs"] is not None or up else machine_size
-        trace = _parse_swf(decode_swf(data), source, tspec["processors"], tspec["missing_estimate_factor"],
+        trace = parse_swf_text(decode_swf(data), source, tspec["processors"], tspec["missing_estimate_factor"],
                            max_procs, tspec["oversize"], tspec["scale"], True)
         if up:
             trace = scale_up(trace, machine_size)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 
 from ..engine import parse_runtime_model
-from ..workload._transforms import check_replication, check_work_multiple, replicate, work_multiple
+from ..workload import check_replication, check_work_multiple, replicate, work_multiple
 
 #: The keys of a [sweep] table that set the workload (besides traces).
 WORKLOAD_KEYS = ("work_multiple", "replication", "replication_seed", "runtime_model", "fair_start")

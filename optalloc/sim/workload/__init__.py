@@ -7,8 +7,16 @@ size.
 
 from ._history import History, HistoryReport, Placement, history_nodes, read_history, read_sacct
 from ._lublin import LUBLIN_CLASSES, LublinClass, lublin_workload
-from ._swf import Job, Trace, TraceReport, read_swf, write_swf
-from ._transforms import copy_stride, replicate, scale_up, work_multiple
+from ._swf import Job, Trace, TraceReport, decode_swf, parse_swf_text, read_swf, write_swf
+from ._transforms import (
+    cap_runtime,
+    check_replication,
+    check_work_multiple,
+    copy_stride,
+    replicate,
+    scale_up,
+    work_multiple,
+)
 
 __all__ = [
     "LUBLIN_CLASSES",
@@ -19,9 +27,14 @@ __all__ = [
     "Placement",
     "Trace",
     "TraceReport",
+    "cap_runtime",
+    "check_replication",
+    "check_work_multiple",
     "copy_stride",
+    "decode_swf",
     "history_nodes",
     "lublin_workload",
+    "parse_swf_text",
     "read_history",
     "read_sacct",
     "read_swf",

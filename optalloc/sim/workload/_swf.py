@@ -400,7 +400,7 @@ def read_swf(path, *, processors="auto", missing_estimate_factor=1.0, max_procs=
         if max_procs < 1:
             raise ValueError(f"`max_procs` must be a positive integer, got {max_procs}")
     text = decode_swf(read_data(path), path)
-    return _parse_swf(text, os.fspath(path), processors, factor, max_procs, oversize, scale, strict)
+    return parse_swf_text(text, os.fspath(path), processors, factor, max_procs, oversize, scale, strict)
 
 
 def decode_swf(data: bytes, source="trace") -> str:
@@ -411,7 +411,7 @@ def decode_swf(data: bytes, source="trace") -> str:
     return gunzip(data, source).decode("utf-8-sig", errors="replace")
 
 
-def _parse_swf(text, path, processors, factor, max_procs, oversize, scale, strict) -> Trace:
+def parse_swf_text(text, path, processors, factor, max_procs, oversize, scale, strict) -> Trace:
     """read_swf on the text of a file (arguments already checked); ``path``
     names it in messages and becomes the trace's ``source``."""
     header_lines, rows = [], []

@@ -39,7 +39,7 @@ from ...._subset import metric_subset_result
 from ...._threads import run_split
 from ...._validate import validate_k
 from ..._common import half_least
-from ...bounds._lattice import TOWN_2D, TOWN_3D
+from ...bounds import TOWN_2D, TOWN_3D
 from ._descent import grid_descent
 from ._grid import centre_rows, centre_scores, rotated_fill
 

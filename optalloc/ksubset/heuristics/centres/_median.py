@@ -17,7 +17,7 @@ from ..._common import (
     validate_positive,
     weights_of_sets,
 )
-from ...bounds._lattice import heuristic_bound
+from ...bounds import heuristic_bound
 from ._centres import grid_gen_alg, grid_mm, grid_swap, lattice_grid, neighbour_of_stars, town_of_grid
 
 # Entries of one distance block (centres x points); bounds memory at ~64 MB.

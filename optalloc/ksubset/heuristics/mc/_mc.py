@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from ..._common import half_least, make_result, validate_k, validate_points, weights_of_sets
-from ...bounds._lattice import TOWN_2D, TOWN_3D, heuristic_bound
+from ...bounds import TOWN_2D, TOWN_3D, heuristic_bound
 from ._mcdense import dense_choice
 from ._mcgrid import mesh_fill, mesh_scores, prefix_table, tie_parts
 from ._mctorus import SMALL

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...._progress import check_progress, library_progress
 from ..._common import as_int, is_integral, make_result, validate_k, validate_points, validate_positive
-from ...special._small import BRUTE_LIMIT
+from ...special import BRUTE_LIMIT
 from ..centres import mm_inc
 from ._ptasaxis import axis_tables, axis_vectors, least_weights
 from ._ptassearch import count_combos, sample, search
