@@ -48,19 +48,6 @@ def test_import_contracts_hold():
     assert importlinter.lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_logo=True) == 0
 
 
-def test_no_package_imports_another_packages_private_module():
-    bad = []
-    for path in _modules():
-        own = _module_name(path).split(".")[:2]
-        for lineno, name in _imported(path):
-            parts = name.split(".")
-            if parts[0] != "optalloc" or len(parts) < 3:
-                continue  # outside the package, or a top-level core module (optalloc._result, ...)
-            if parts[:2] != own and any(p.startswith("_") for p in parts[2:]):
-                bad.append(f"{path.relative_to(ROOT)}:{lineno}: {name}")
-    assert not bad, "private modules of another package imported:\n" + "\n".join(bad)
-
-
 def _room_of(parts: list[str]) -> list[str]:
     """The deepest package (a folder with an ``__init__``) among the prefixes of a dotted name."""
     for n in range(len(parts), 0, -1):
@@ -73,21 +60,22 @@ def _private(part: str) -> bool:
     return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
 
 
-def test_no_room_imports_another_rooms_private_names():
-    # inside a package, its sub-packages (rooms: ksubset/engine, sim/sweep, qap/large, ...) reach each
-    # other through their __init__; a module may use the private modules and names of its own room and
-    # of the packages that hold it (ksubset/_common), never those of a sibling room
+def test_no_package_or_room_imports_another_ones_private_names():
+    # packages (ksubset, sim, ...) and, inside them, their rooms (ksubset/engine, sim/sweep, qap/large, ...)
+    # reach each other through their __init__: a module may use the private modules and names of its own
+    # room and of the packages that hold it (optalloc/_jit, ksubset/_common), never those of another
     bad = []
     for path in _modules():
         own = list(path.parent.relative_to(ROOT).parts)
         for lineno, name in _imported(path):
             parts = name.split(".")
-            if parts[0] != "optalloc":
-                continue
             room = _room_of(parts)
-            if own[: len(room)] != room and any(_private(p) for p in parts[len(room):]):
+            if parts[0] != "optalloc" or own[: len(room)] == room:
+                continue
+            shared = next((n for n, (a, b) in enumerate(zip(own, parts, strict=False)) if a != b), len(own))
+            if any(_private(p) for p in parts[shared:]):
                 bad.append(f"{path.relative_to(ROOT)}:{lineno}: {name}")
-    assert not bad, "private modules or names of another room imported:\n" + "\n".join(bad)
+    assert not bad, "private modules or names of another package or room imported:\n" + "\n".join(bad)
 
 
 def test_no_module_is_over_the_size_limit():
