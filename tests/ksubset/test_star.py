@@ -220,7 +220,7 @@ def test_star_values_equal_a_partial_sort_of_the_rows(levels):
     the k - 1 least entries of its row off the diagonal: the same values
     as a sort, distinct partners, and v their sum less the apex price.
     Lattice distances give many ties."""
-    from optalloc.ksubset.engine._star import star_values
+    from optalloc.ksubset.engine._star import RowLevels, star_values
 
     rng = np.random.default_rng(41)
     for trial in range(150):
@@ -228,7 +228,7 @@ def test_star_values_equal_a_partial_sort_of_the_rows(levels):
         k = int(rng.integers(2, n + 1))
         pts = rng.integers(0, 5, size=(n, 2))
         dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=-1).astype(float)
-        kept = (np.full(n, np.inf), np.zeros(n))
+        kept = RowLevels.fresh(n)
         A = np.zeros((n, n))
         for call in range(4):
             move = rng.normal(size=(n, n)) * (0.3 if call % 2 else 0.01) * (trial % 3 != 0)
@@ -237,7 +237,7 @@ def test_star_values_equal_a_partial_sort_of_the_rows(levels):
             if levels == "fresh":
                 kept = None
             elif levels == "low":
-                kept = (np.full(n, -np.inf), np.zeros(n))
+                kept = RowLevels(np.full(n, -np.inf), np.zeros(n))
             v, part = star_values(dist, k, A, prices, kept)
             want, least, C = _numpy_stars(dist, k, A, prices)
             assert np.allclose(v, want, rtol=1e-12, atol=1e-9), (trial, call)

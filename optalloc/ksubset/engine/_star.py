@@ -89,6 +89,19 @@ class _Triangles(NamedTuple):
     tau: np.ndarray
 
 
+class RowLevels(NamedTuple):
+    """What each row of the stars keeps between the calls of an ascent
+    (:func:`_star_rows`): its m-th least entry at the last call (inf:
+    none yet) and the margin gathered above it."""
+
+    tau: np.ndarray
+    gap: np.ndarray
+
+    @classmethod
+    def fresh(cls, n: int) -> RowLevels:
+        return cls(np.full(n, np.inf), np.zeros(n))
+
+
 def _pair_prices(i, j, l, tau, n):
     """The y-costs the priced triangle rows (apexes i, legs j and l, prices
     tau) add (an n x n symmetric matrix) and what they take off each
@@ -237,12 +250,12 @@ def star_values(dist: np.ndarray, k: int, A: np.ndarray, prices=None, levels=Non
     """v_i of every point (the k - 1 cheapest partners of row i of C, less
     the apex prices of i) and the k - 1 partners of each (indices);
     ``prices``: the pair and apex prices of the triangle rows (or None);
-    ``levels``: the ``(tau, gap)`` arrays of :func:`_star_rows`, kept
-    between the calls of an ascent (None: fresh ones)."""
+    ``levels``: the :class:`RowLevels` kept between the calls of an
+    ascent (None: fresh ones)."""
     n = len(dist)
     if k < 2 or n < 2:  # no partners
         return -(prices[1] if prices is not None else np.zeros(n)), np.zeros((n, 0), dtype=np.int64)
-    tau, gap = levels if levels is not None else (np.full(n, np.inf), np.zeros(n))
+    tau, gap = levels if levels is not None else RowLevels.fresh(n)
     if prices is not None:
         P, apex = prices
         return _star_rows(dist, A, P, apex, min(k - 1, n - 1), True, tau, gap)
@@ -339,7 +352,7 @@ def star_bound(dist: np.ndarray, k: int, *, upper: float | None = None, cutoff: 
     dA, dt = np.zeros((n, n)), np.zeros(0)
     tri = _Triangles(np.empty((0, 3), dtype=np.int64), np.zeros(0))
     best, best_v = -np.inf, None
-    levels = (np.full(n, np.inf), np.zeros(n))  # each star's last m-th partner cost (see _star_rows)
+    levels = RowLevels.fresh(n)
     theta = _THETA
     stuck = 0
     end = None if seconds is None else time.perf_counter() + seconds
